@@ -1,0 +1,131 @@
+"""`mqk stack up|down|status|env`: the native local stack (Kafka + Redis), idempotent.
+
+State (pids, endpoints) lives in <MQK_HOME>/run/stack.json. `down` stops only the pids
+recorded there, and only if their command line is still ours.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from adapter import config
+from ops import kafka, procs, redis
+
+
+@dataclass
+class StackState:
+    kafka_pid: int | None = None
+    redis_pid: int | None = None
+    kafka_bootstrap: str = ""
+    redis_url: str = ""
+    external: dict[str, str] = field(default_factory=dict)
+
+
+def run_dir() -> Path:
+    return config.mqk_home() / "run"
+
+
+def _state_file() -> Path:
+    return run_dir() / "stack.json"
+
+
+def load() -> StackState:
+    try:
+        return StackState(**json.loads(_state_file().read_text()))
+    except (OSError, ValueError, TypeError):
+        return StackState()
+
+
+def _save(state: StackState) -> None:
+    run_dir().mkdir(parents=True, exist_ok=True)
+    _state_file().write_text(json.dumps(asdict(state), indent=2))
+
+
+def up(log=print) -> StackState:
+    """Start what is not running; leave running servers alone (so `up` twice is one stack)."""
+    state = load()
+    local = config.local_endpoints()
+    ext_kafka = os.environ.get(config.KAFKA_BOOTSTRAP_ENV)
+    ext_redis = os.environ.get(config.REDIS_URL_ENV)
+    state.external = {}
+
+    if ext_redis:
+        state.external["redis"] = ext_redis
+        log(f"redis: using {ext_redis} from {config.REDIS_URL_ENV}")
+    elif procs.alive(state.redis_pid, redis.MARKER):
+        log(f"redis: already running (pid {state.redis_pid}) at {state.redis_url}")
+    else:
+        state.redis_pid = redis.start(run_dir(), config.DEFAULT_REDIS_PORT)
+        state.redis_url = local.redis_url
+        _save(state)
+        redis.wait_ready(state.redis_url, state.redis_pid, run_dir() / "redis.log")
+        log(f"redis: started (pid {state.redis_pid}) at {state.redis_url}")
+
+    if ext_kafka:
+        state.external["kafka"] = ext_kafka
+        log(f"kafka: using {ext_kafka} from {config.KAFKA_BOOTSTRAP_ENV}")
+    elif procs.alive(state.kafka_pid, kafka.MARKER):
+        log(f"kafka: already running (pid {state.kafka_pid}) at {state.kafka_bootstrap}")
+    else:
+        state.kafka_pid = kafka.start(
+            run_dir(), config.DEFAULT_KAFKA_PORT, config.DEFAULT_CONTROLLER_PORT
+        )
+        state.kafka_bootstrap = local.kafka_bootstrap
+        _save(state)
+        try:
+            kafka.wait_ready(state.kafka_bootstrap, state.kafka_pid, run_dir() / "kafka.log")
+        except kafka.KafkaStartError:
+            procs.stop(state.kafka_pid, kafka.MARKER, timeout=10)
+            raise
+        log(f"kafka: started (pid {state.kafka_pid}) at {state.kafka_bootstrap}")
+    _save(state)
+    return state
+
+
+def down(wipe: bool = False, log=print) -> None:
+    state = load()
+    for name, pid, marker in (
+        ("kafka", state.kafka_pid, kafka.MARKER),
+        ("redis", state.redis_pid, redis.MARKER),
+    ):
+        if procs.alive(pid, marker):
+            procs.stop(pid, marker)
+            log(f"{name}: stopped (pid {pid})")
+        else:
+            log(f"{name}: not running")
+    state.kafka_pid = state.redis_pid = None
+    _save(state)
+    if wipe:
+        for sub in ("kafka-data", "redis-data", "server.properties"):
+            target = run_dir() / sub
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
+        log(f"wiped broker and redis data under {run_dir()}")
+
+
+def status() -> dict[str, dict]:
+    state = load()
+    out: dict[str, dict] = {}
+    for name, pid, marker, endpoint in (
+        ("kafka", state.kafka_pid, kafka.MARKER, state.kafka_bootstrap),
+        ("redis", state.redis_pid, redis.MARKER, state.redis_url),
+    ):
+        out[name] = {"pid": pid, "running": procs.alive(pid, marker), "endpoint": endpoint}
+    return out
+
+
+def env_lines() -> list[str]:
+    """Exports for the running stack, for `eval "$(mqk stack env)"`."""
+    state = load()
+    lines = []
+    if procs.alive(state.kafka_pid, kafka.MARKER):
+        lines.append(f"export {config.KAFKA_BOOTSTRAP_ENV}={state.kafka_bootstrap}")
+    if procs.alive(state.redis_pid, redis.MARKER):
+        lines.append(f"export {config.REDIS_URL_ENV}={state.redis_url}")
+    return lines
