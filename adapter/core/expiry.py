@@ -1,0 +1,146 @@
+"""Message expiry: the arithmetic of MQMD.Expiry and the expiration report.
+
+Expiry is a lifetime in tenths of a second counted from the put; MQEI_UNLIMITED (-1)
+never expires. The caller passes the clock (epoch milliseconds) in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
+from adapter.core.model import Item
+
+MS_PER_TENTH = 100
+REPORT_DATA_BYTES = 100  # MQRO_*_WITH_DATA: the first 100 bytes of application data
+
+_WITH_DATA_BIT = C.MQRO_EXPIRATION_WITH_DATA & ~C.MQRO_EXPIRATION
+_WITH_FULL_DATA_BIT = C.MQRO_EXPIRATION_WITH_FULL_DATA & ~C.MQRO_EXPIRATION_WITH_DATA
+
+
+def validate_expiry(expiry: int) -> int | None:
+    """MQRC_EXPIRY_ERROR for an Expiry MQPUT/MQPUT1 must reject: zero, or negative
+    other than MQEI_UNLIMITED. (No report is generated for that failure.)"""
+    if expiry == 0 or expiry < C.MQEI_UNLIMITED:
+        return C.MQRC_EXPIRY_ERROR
+    return None
+
+
+def expires_at_ms(put_ms: int, expiry_tenths: int) -> int | None:
+    """Epoch ms at which the message expires, None for an unlimited lifetime."""
+    if expiry_tenths < 0:
+        return None
+    return put_ms + expiry_tenths * MS_PER_TENTH
+
+
+def is_expired(put_ms: int, expiry_tenths: int, now_ms: int) -> bool:
+    """The lifetime has elapsed: the message must never be returned again."""
+    at = expires_at_ms(put_ms, expiry_tenths)
+    return at is not None and now_ms >= at
+
+
+def remaining_tenths(put_ms: int, expiry_tenths: int, now_ms: int) -> int:
+    """MQMD.Expiry as MQGET returns it: the remaining lifetime in tenths.
+
+    MQEI_UNLIMITED stays -1. For a live message the value is rounded up, so it is
+    always > 0 (MQ never returns a message whose Expiry reads 0); an expired message
+    gives 0. A clock behind the put time never makes the lifetime grow.
+    """
+    at = expires_at_ms(put_ms, expiry_tenths)
+    if at is None:
+        return C.MQEI_UNLIMITED
+    left_ms = at - now_ms
+    if left_ms <= 0:
+        return 0
+    return min(expiry_tenths, -(-left_ms // MS_PER_TENTH))
+
+
+def wants_expiry_report(report: int) -> bool:
+    """One of the MQRO_EXPIRATION* options is set (they all contain MQRO_EXPIRATION)."""
+    return bool(report & C.MQRO_EXPIRATION)
+
+
+def report_data_limit(report: int) -> int | None:
+    """Bytes of the original's data the expiration report carries: 0, 100, or None
+    for all of it (MQRO_EXPIRATION / _WITH_DATA / _WITH_FULL_DATA)."""
+    if not wants_expiry_report(report):
+        return 0
+    if report & _WITH_FULL_DATA_BIT:
+        return None
+    if report & _WITH_DATA_BIT:
+        return REPORT_DATA_BYTES
+    return 0
+
+
+def report_data(payload: bytes, report: int) -> bytes:
+    """The part of the original payload to put in the expiration report."""
+    limit = report_data_limit(report)
+    return bytes(payload) if limit is None else bytes(payload[:limit])
+
+
+def _as_md(original: Item | Mapping[str, Any]) -> Mapping[str, Any]:
+    if isinstance(original, Item):
+        return {
+            "MsgId": original.msg_id,
+            "CorrelId": original.correl_id,
+            "GroupId": original.group_id,
+            "MsgSeqNumber": original.seq,
+            "Offset": original.offset,
+            "MsgFlags": original.flags,
+            "Priority": original.priority,
+            "Persistence": original.persistence,
+            "Report": original.report,
+            "OriginalLength": original.length,
+        }
+    return original
+
+
+def expiry_report_fields(
+    original: Item | Mapping[str, Any],
+    report: int | None = None,
+    *,
+    new_msg_id: bytes | None = None,
+) -> dict[str, Any]:
+    """MQMD fields of the expiration report for `original` (an Item or a dict with
+    MQMD field names), plus `data_limit` (see `report_data_limit`).
+
+    MsgId: the original's with MQRO_PASS_MSG_ID, else `new_msg_id`, or MQMI_NONE so
+    the put generates one. CorrelId: the original's with MQRO_PASS_CORREL_ID, else the
+    original MsgId (MQRO_COPY_MSG_ID_TO_CORREL_ID, the default). Priority,
+    Persistence and the group/segment fields are the original's, so reports on
+    segments can themselves be reassembled. The report goes to the original's
+    ReplyToQ / ReplyToQMgr. Its Report and Expiry are reset, except that
+    MQRO_PASS_DISCARD_AND_EXPIRY passes MQRO_DISCARD_MSG on; the original has no
+    lifetime left to pass, so Expiry is unlimited.
+    """
+    md = _as_md(original)
+    if report is None:
+        report = int(md.get("Report", C.MQRO_NONE))
+    msg_id = md.get("MsgId", C.MQMI_NONE)
+    limit = report_data_limit(report)
+    fields: dict[str, Any] = {
+        "MsgType": C.MQMT_REPORT,
+        "Feedback": C.MQFB_EXPIRATION,
+        "MsgId": msg_id if report & C.MQRO_PASS_MSG_ID else (new_msg_id or C.MQMI_NONE),
+        "CorrelId": md.get("CorrelId", C.MQCI_NONE) if report & C.MQRO_PASS_CORREL_ID else msg_id,
+        "Report": report & C.MQRO_DISCARD_MSG
+        if report & C.MQRO_PASS_DISCARD_AND_EXPIRY
+        else C.MQRO_NONE,
+        "Expiry": C.MQEI_UNLIMITED,
+        "Priority": md.get("Priority", C.MQPRI_PRIORITY_AS_Q_DEF),
+        "Persistence": md.get("Persistence", C.MQPER_PERSISTENCE_AS_Q_DEF),
+        "GroupId": md.get("GroupId", C.MQGI_NONE),
+        "MsgSeqNumber": md.get("MsgSeqNumber", 1),
+        "Offset": md.get("Offset", 0),
+        "MsgFlags": md.get("MsgFlags", C.MQMF_NONE),
+        "OriginalLength": md.get("OriginalLength", C.MQOL_UNDEFINED),
+        "data_limit": limit,
+    }
+    if "ReplyToQ" in md:
+        fields["destination"] = (md["ReplyToQ"], md.get("ReplyToQMgr", b""))
+    if limit == 0:
+        fields["Format"] = C.MQFMT_NONE
+    elif "Format" in md:
+        fields["Format"] = md["Format"]
+    return fields
