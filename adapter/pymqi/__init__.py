@@ -1,1 +1,340 @@
+"""pymqi-compatible MQI on Kafka: `import adapter.pymqi as pymqi` and keep the code.
 
+The API shape follows pymqi (and IBM's ibmmq v2 defaults: MD version 2, GMO 4, PMO 3):
+`connect`, `QueueManager`, `Queue`, `MD`, `GMO`, `PMO`, `OD`, `CMQC`, `MQMIError`.
+Every non-zero completion code is raised as MQMIError, warnings included; on a get
+warning the MD and GMO are filled first, on a put warning they are not (as pymqi).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapter.core import cmqc as _C
+from adapter.pymqi import CMQC
+from adapter.pymqi.errors import Error, MQMIError, PYIFError
+from adapter.pymqi.structs import GMO, MD, OD, PMO, MQOpts, gmo, md, od, pmo
+
+__all__ = [
+    "CMQC",
+    "GMO",
+    "MD",
+    "OD",
+    "PMO",
+    "Error",
+    "MQMIError",
+    "MQOpts",
+    "PYIFError",
+    "Queue",
+    "QueueManager",
+    "connect",
+    "gmo",
+    "md",
+    "od",
+    "pmo",
+]
+__version__ = "0.1.0"
+__mqbuild__ = "client"
+
+_INPUT = _C.MQOO_INPUT_AS_Q_DEF | _C.MQOO_INPUT_SHARED | _C.MQOO_INPUT_EXCLUSIVE
+_ACCESS = _INPUT | _C.MQOO_BROWSE | _C.MQOO_OUTPUT | _C.MQOO_INQUIRE | _C.MQOO_SET
+
+
+def _name(value: Any) -> str:
+    if isinstance(value, bytes | bytearray):
+        value = bytes(value).split(b"\0", 1)[0].decode()
+    return str(value).strip()
+
+
+class QueueManager:
+    """MQCONN / MQDISC and the queue-manager verbs. `name=None` defers the connect."""
+
+    def __init__(
+        self,
+        name: str | bytes | None = "",
+        disconnect_on_exit: bool = True,
+        bytes_encoding: str = "utf8",
+        default_ccsid: int = 1208,
+        *,
+        kafka_bootstrap: str | None = None,
+        redis_url: str | None = None,
+    ) -> None:
+        self.bytes_encoding = bytes_encoding
+        self.default_ccsid = default_ccsid
+        self._disconnect_on_exit = disconnect_on_exit
+        self._targets = {"kafka_bootstrap": kafka_bootstrap, "redis_url": redis_url}
+        self._conn = None
+        if name is not None:
+            self.connect(name)
+
+    # -- connection ----------------------------------------------------------------
+    def connect(self, name: str | bytes) -> None:
+        from adapter.shim.connection import Connection
+
+        if self._conn is not None:
+            raise MQMIError(_C.MQCC_WARNING, _C.MQRC_ALREADY_CONNECTED)
+        self._conn = Connection(_name(name), **self._targets)
+
+    def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> None:
+        self.connect(name)  # channel, TLS and credentials have no meaning on Kafka here
+
+    connectWithOptions = connect_with_options
+
+    def connect_tcp_client(
+        self, name, cd=None, channel=None, conn_name=None, user=None, password=None
+    ) -> None:
+        self.connect(name)
+
+    connectTCPClient = connect_tcp_client
+
+    def disconnect(self) -> None:
+        if self._conn is None:
+            raise PYIFError("not connected")
+        conn, self._conn = self._conn, None
+        conn.close()
+
+    def get_handle(self):
+        if self._conn is None:
+            raise PYIFError("not connected")
+        return self._conn
+
+    getHandle = get_handle
+
+    def get_name(self) -> str:
+        return self.get_handle().qmgr
+
+    @property
+    def is_connected(self) -> bool:
+        if self._conn is None:
+            return False
+        try:
+            return bool(self._conn.redis.ping())
+        except Exception:  # noqa: BLE001 - pymqi: False on any failure
+            return False
+
+    def __del__(self) -> None:
+        if getattr(self, "_conn", None) is not None and self._disconnect_on_exit:
+            try:
+                self.disconnect()
+            except Exception:  # noqa: BLE001 - never raise from a finaliser
+                pass
+
+    # -- units of work -------------------------------------------------------------
+    def begin(self) -> None:
+        self.get_handle()  # local units of work start with the first syncpoint call
+
+    def commit(self) -> None:
+        self.get_handle().barrier()  # no unit of work can be open yet: MQCMIT is a no-op
+
+    def backout(self) -> None:
+        self.get_handle()
+
+    # -- MQPUT1 --------------------------------------------------------------------
+    def put1(self, qDesc, msg, *opts) -> None:
+        md_, pmo_ = (list(opts) + [None, None])[:2]
+        q = Queue(self)
+        q._open_handle(qDesc, _C.MQOO_OUTPUT)
+        try:
+            q._put(msg, md_ or MD(), pmo_ or PMO(), put1=True)
+        finally:
+            q._handle.close()
+            q._handle = None
+
+    # -- administration (DEFINE / DELETE QLOCAL, DISPLAY QSTATUS) ------------------
+    def define_queue(self, name: str, replace: bool = False, **attributes: Any):
+        from adapter.shim.catalog import QueueDef
+
+        try:
+            qdef = QueueDef(name=_name(name), **attributes)
+        except TypeError as exc:
+            raise ValueError(f"unknown queue attribute: {exc}") from None
+        return self.get_handle().define_queue(qdef, replace=replace)
+
+    def delete_queue(self, name: str, purge: bool = False) -> None:
+        self.get_handle().delete_queue(_name(name), purge=purge)
+
+    def queue_status(self, name: str) -> dict:
+        return self.get_handle().queue_status(_name(name))
+
+    def inquire(self, attribute: int):
+        if attribute == _C.MQCA_Q_MGR_NAME:
+            return self.get_name().encode().ljust(_C.MQ_Q_MGR_NAME_LENGTH)
+        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_SELECTOR_ERROR)
+
+
+class Queue:
+    """MQOPEN handle. `Queue(qmgr, name)` opens lazily: OUTPUT on the first put,
+    INPUT_AS_Q_DEF on the first get (pymqi's deferred open)."""
+
+    def __init__(self, qMgr: QueueManager, *opts: Any) -> None:
+        self._qmgr = qMgr
+        self._handle = None
+        self._desc = None
+        if opts:
+            self._desc = opts[0]
+            if len(opts) > 1:
+                self.open(opts[0], opts[1])
+
+    def _open_handle(self, qDesc, options: int) -> None:
+        from adapter.shim.handle import QueueHandle
+
+        conn = self._qmgr.get_handle()
+        if not options & _ACCESS or bin(options & _INPUT).count("1") > 1:
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_OPTIONS_ERROR)
+        name = _name(qDesc.ObjectName if isinstance(qDesc, OD) else qDesc)
+        if isinstance(qDesc, OD) and qDesc.ObjectType != _C.MQOT_Q:
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_OBJECT_TYPE_ERROR)
+        qdef = conn.lookup_queue(name)
+        if qdef is None:
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_UNKNOWN_OBJECT_NAME)
+        self._handle = QueueHandle(conn, qdef, options)
+        if isinstance(qDesc, OD):
+            qDesc.ResolvedQName = name.encode()
+            qDesc.ResolvedQMgrName = conn.qmgr.encode()
+
+    def open(self, qDesc, *opts: Any) -> None:
+        if self._handle is not None:
+            raise PYIFError("The Queue is already open")
+        self._desc = qDesc
+        self._open_handle(qDesc, opts[0] if opts else _C.MQOO_INPUT_AS_Q_DEF)
+
+    def _ensure_open(self, options: int):
+        if self._handle is None:
+            if self._desc is None:
+                raise PYIFError("not open")
+            self._open_handle(self._desc, options)
+        return self._handle
+
+    def get_handle(self):
+        if self._handle is None:
+            raise PYIFError("not open")
+        return self._handle
+
+    getHandle = get_handle
+
+    # -- MQPUT ---------------------------------------------------------------------
+    def put(self, msg, *opts: Any) -> None:
+        md_, pmo_ = (list(opts) + [None, None])[:2]
+        handle = self._ensure_open(_C.MQOO_OUTPUT)
+        self._put(msg, md_ or MD(), pmo_ or PMO(), handle=handle)
+
+    def _put(self, msg, md_: MD, pmo_: PMO, *, put1: bool = False, handle=None) -> None:
+        if isinstance(msg, str):
+            msg = msg.encode(self._qmgr.bytes_encoding)
+            md_.Format = _C.MQFMT_STRING
+            md_.CodedCharSetId = self._qmgr.default_ccsid
+        elif not isinstance(msg, bytes | bytearray | memoryview):
+            raise TypeError(f"Message type is {type(msg).__name__}. Convert to bytes.")
+        warning = (handle or self._handle).put(bytes(msg), md_, pmo_, put1=put1)
+        if warning is not None:
+            raise MQMIError(_C.MQCC_WARNING, warning)
+
+    # -- MQGET ---------------------------------------------------------------------
+    def get(self, maxLength: int | None = None, *opts: Any, **kwargs: Any) -> bytes:
+        md_, gmo_ = (list(opts) + [None, None])[:2]
+        md_ = md_ if md_ is not None else MD()
+        gmo_ = gmo_ if gmo_ is not None else GMO()
+        handle = self._ensure_open(_C.MQOO_INPUT_AS_Q_DEF)
+        try:
+            result = handle.get(maxLength, md_, gmo_)
+        except MQMIError as err:
+            result = getattr(err, "result", None)
+            if result is not None:  # a warning (2080): the MD and GMO are filled first
+                self._fill(result, md_, gmo_)
+            raise
+        if result is None:  # MQGMO_UNLOCK returns no message
+            return b""
+        self._fill(result, md_, gmo_)
+        if result.warning is not None:
+            raise MQMIError(
+                _C.MQCC_WARNING,
+                result.warning,
+                message=result.data,
+                original_length=result.original_length,
+            )
+        return result.data
+
+    @staticmethod
+    def _fill(result, md_: MD, gmo_: GMO) -> None:
+        for field, value in result.md.items():
+            if (
+                field in ("GroupId", "MsgSeqNumber", "Offset", "MsgFlags", "OriginalLength")
+                and md_.Version < _C.MQMD_VERSION_2
+            ):
+                continue
+            md_[field] = value
+        if gmo_.Version >= _C.MQGMO_VERSION_2:
+            gmo_.GroupStatus = result.gmo["GroupStatus"]
+            gmo_.SegmentStatus = result.gmo["SegmentStatus"]
+            gmo_.Segmentation = result.gmo["Segmentation"]
+        if gmo_.Version >= _C.MQGMO_VERSION_3:
+            gmo_.ReturnedLength = result.gmo["ReturnedLength"]
+
+    def get_no_jms(self, max_length: int | None = None, *args: Any) -> bytes:
+        md_, gmo_ = (list(args) + [None, None])[:2]
+        gmo_ = gmo_ if gmo_ is not None else GMO()
+        gmo_.Options |= _C.MQGMO_NO_PROPERTIES | _C.MQGMO_FAIL_IF_QUIESCING
+        return self.get(max_length, md_, gmo_)
+
+    get_no_rfh2 = get_no_jms
+
+    # -- MQCLOSE / MQINQ -----------------------------------------------------------
+    def close(self, options: int = _C.MQCO_NONE) -> None:
+        if self._handle is None:
+            raise PYIFError("not open")
+        if self._handle == "closed":
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HOBJ_ERROR)
+        comp, reason = self._handle.close()
+        if comp != _C.MQCC_OK:
+            # pymqi raises before it forgets the handle; the queue manager did close it.
+            self._handle = "closed"
+            raise MQMIError(comp, reason)
+        self._handle = None
+
+    def inquire(self, attribute: int):
+        handle = self._ensure_open(_C.MQOO_INQUIRE)
+        qdef, st = handle.qdef, handle.state
+        values = {
+            _C.MQIA_CURRENT_Q_DEPTH: lambda: handle.conn.queue_status(qdef.name)["current_depth"],
+            _C.MQIA_MAX_Q_DEPTH: lambda: qdef.max_depth,
+            _C.MQIA_MAX_MSG_LENGTH: lambda: qdef.max_msg_length,
+            _C.MQIA_DEF_PERSISTENCE: lambda: qdef.def_persistence,
+            _C.MQIA_DEF_PRIORITY: lambda: qdef.def_priority,
+            _C.MQIA_MSG_DELIVERY_SEQUENCE: lambda: qdef.msg_delivery_sequence,
+            _C.MQIA_BACKOUT_THRESHOLD: lambda: qdef.backout_threshold,
+            _C.MQIA_OPEN_INPUT_COUNT: lambda: st.open_counts()["input"],
+            _C.MQIA_OPEN_OUTPUT_COUNT: lambda: st.open_counts()["output"],
+            _C.MQIA_Q_TYPE: lambda: _C.MQQT_LOCAL,
+            _C.MQCA_Q_NAME: lambda: qdef.name.encode().ljust(_C.MQ_Q_NAME_LENGTH),
+            _C.MQCA_BACKOUT_REQ_Q_NAME: lambda: qdef.backout_requeue_q.encode().ljust(48),
+        }
+        if attribute not in values:
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_SELECTOR_ERROR)
+        return values[attribute]()
+
+    def __del__(self) -> None:
+        handle = getattr(self, "_handle", None)
+        if handle is not None and handle != "closed":
+            try:
+                handle.close()
+            except Exception:  # noqa: BLE001 - never raise from a finaliser
+                pass
+
+
+def connect(
+    queue_manager: str | bytes,
+    channel=None,
+    conn_info=None,
+    user=None,
+    password=None,
+    disconnect_on_exit: bool = True,
+    bytes_encoding: str = "utf8",
+    default_ccsid: int = 1208,
+    **targets: Any,
+) -> QueueManager:
+    """pymqi.connect: a connected QueueManager. Channel, connection name and credentials
+    are accepted for compatibility; the servers come from MQK_KAFKA_BOOTSTRAP /
+    MQK_REDIS_URL or the keyword arguments `kafka_bootstrap` and `redis_url`."""
+    if not queue_manager and not (channel and conn_info):
+        raise TypeError("Invalid arguments: a queue manager name is required")
+    return QueueManager(queue_manager, disconnect_on_exit, bytes_encoding, default_ccsid, **targets)

@@ -1,0 +1,59 @@
+"""Kafka topic names and Redis keys for a queue manager's queues.
+
+MQ names may hold '/', '%' and '.', which Kafka forbids or uses as our separator, so
+every character outside [A-Za-z0-9-] is escaped as _XX (hex). Two different (QM, Q)
+pairs therefore never map to one topic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+PRIORITIES = range(10)
+_SAFE = re.compile(r"[A-Za-z0-9-]")
+_MAX_TOPIC = 249
+
+
+def escape(name: str) -> str:
+    return "".join(
+        c if _SAFE.fullmatch(c) else "".join(f"_{b:02X}" for b in c.encode()) for c in name
+    )
+
+
+def _topic(*parts: str) -> str:
+    name = ".".join(["mqk", *parts])
+    if len(name) > _MAX_TOPIC:  # only for very long escaped names: keep them unique
+        digest = hashlib.sha1(name.encode()).hexdigest()[:16]
+        name = name[: _MAX_TOPIC - 17] + "." + digest
+    return name
+
+
+def data_topic(qmgr: str, queue: str, priority: int) -> str:
+    """The topic holding the queue's messages of one priority (0-9)."""
+    return _topic(escape(qmgr), escape(queue), f"p{priority}")
+
+
+def ack_topic(qmgr: str, queue: str) -> str:
+    """The queue's consumption log: what was removed, committed with the unit of work."""
+    return _topic(escape(qmgr), escape(queue), "acks")
+
+
+def catalog_topic(qmgr: str) -> str:
+    """Compacted: one record per queue definition (tombstone on DELETE QLOCAL)."""
+    return _topic(escape(qmgr), "_catalog")
+
+
+def key_prefix(qmgr: str, queue: str) -> str:
+    """Redis prefix of one queue. The {hash tag} keeps a queue's keys in one cluster slot,
+    so a Lua script may touch all of them."""
+    return f"mqk:{{{qmgr}/{queue}}}:"
+
+
+def catalog_key(qmgr: str) -> str:
+    return f"mqk:{{{qmgr}}}:catalog"
+
+
+def lane(priority: int, partition: int) -> str:
+    """A (priority topic, partition) pair: the unit of physical order and of watermarks."""
+    return f"{priority}.{partition}"

@@ -1,0 +1,261 @@
+"""A queue's hot consumption state in Redis, changed only by atomic Lua scripts.
+
+Shaped after Kafka's share-group state: per lane (priority topic partition) a low
+watermark below which everything is consumed, the consumed offsets above it (a sorted
+set), and in-flight locks with leases (syncpoint gets, browse locks). A destructive get
+is one script call that claims the first free candidate, so a message goes to exactly
+one getter however many processes compete. Durable truth is the queue's ack log in
+Kafka (see recovery.py); an `epoch` key marks state that is complete, and every script
+refuses to run without it, so state lost with Redis is rebuilt before it is trusted.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import redis
+
+from adapter.shim import naming
+
+NO_EPOCH = -2
+
+_STATUS = """
+local p = KEYS[1]
+local function status(c, owner, now)
+  local sep = string.find(c, ':', 1, true)
+  local ln = string.sub(c, 1, sep - 1)
+  local off = tonumber(string.sub(c, sep + 1))
+  local low = tonumber(redis.call('HGET', p .. 'low', ln) or '0')
+  if off < low or redis.call('ZSCORE', p .. 'done:' .. ln, off) then return 1, ln, off end
+  local l = redis.call('HGET', p .. 'lock', c)
+  if l then
+    local bar = string.find(l, '|', 1, true)
+    if string.sub(l, 1, bar - 1) == owner then return 3, ln, off end
+    if tonumber(string.sub(l, bar + 1)) > now then return 2, ln, off end
+  end
+  return 0, ln, off
+end
+"""
+
+# ARGV: now_ms, owner, lease_ms, mode ('consume'|'lock'), all_or_nothing ('0'|'1'), cands...
+# Returns {taken_index (1-based, 0 = none), gone_index...} or {-2} without an epoch.
+# Status 1 = consumed (gone for good), 2 = locked by another owner, 3 = locked by me.
+_CLAIM = (
+    _STATUS
+    + """
+if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
+local now, owner, lease, mode = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local function take(c, ln, off)
+  if mode == 'consume' then
+    redis.call('ZADD', p .. 'done:' .. ln, off, off)
+    redis.call('HDEL', p .. 'lock', c)
+    redis.call('DECR', p .. 'depth')
+  else
+    redis.call('HSET', p .. 'lock', c, owner .. '|' .. (now + lease))
+  end
+end
+local res = {0}
+if ARGV[5] == '1' then
+  local seen = {}
+  for i = 6, #ARGV do
+    local s, ln, off = status(ARGV[i], owner, now)
+    if s == 1 or s == 2 then
+      res[1] = 0
+      table.insert(res, (s == 1) and (i - 5) or -(i - 5))
+      return res
+    end
+    seen[i] = {ln, off}
+  end
+  for i = 6, #ARGV do take(ARGV[i], seen[i][1], seen[i][2]) end
+  res[1] = 1
+  return res
+end
+for i = 6, #ARGV do
+  local s, ln, off = status(ARGV[i], owner, now)
+  if s == 0 or s == 3 then take(ARGV[i], ln, off); res[1] = i - 5; return res end
+  if s == 1 then table.insert(res, i - 5) end
+end
+return res
+"""
+)
+
+# Read-ahead: consume every free candidate at once. ARGV: now_ms, owner, cands...
+# Returns {n_taken, taken_index..., -gone_index...} or {-2} without an epoch.
+_CLAIM_MANY = (
+    _STATUS
+    + """
+if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
+local now, owner = tonumber(ARGV[1]), ARGV[2]
+local res = {0}
+for i = 3, #ARGV do
+  local s, ln, off = status(ARGV[i], owner, now)
+  if s == 0 or s == 3 then
+    redis.call('ZADD', p .. 'done:' .. ln, off, off)
+    redis.call('HDEL', p .. 'lock', ARGV[i])
+    res[1] = res[1] + 1
+    table.insert(res, i - 2)
+  elseif s == 1 then
+    table.insert(res, -(i - 2))
+  end
+end
+if res[1] > 0 then redis.call('DECRBY', p .. 'depth', res[1]) end
+return res
+"""
+)
+
+# ARGV: now_ms, owner, cands... -> statuses (0 free, 1 gone, 2 locked by other, 3 mine).
+_PEEK = (
+    _STATUS
+    + """
+if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
+local out = {}
+for i = 3, #ARGV do local s = status(ARGV[i], ARGV[2], tonumber(ARGV[1])); out[i - 2] = s end
+return out
+"""
+)
+
+# ARGV: owner, bump_backout ('0'|'1'), cands... Releases my locks; returns how many.
+_RELEASE = """
+local p = KEYS[1]
+local n = 0
+for i = 3, #ARGV do
+  local l = redis.call('HGET', p .. 'lock', ARGV[i])
+  if l and string.sub(l, 1, string.find(l, '|', 1, true) - 1) == ARGV[1] then
+    redis.call('HDEL', p .. 'lock', ARGV[i])
+    if ARGV[2] == '1' then redis.call('HINCRBY', p .. 'bo', ARGV[i], 1) end
+    n = n + 1
+  end
+end
+if n > 0 then redis.call('PUBLISH', p .. 'avail', n) end
+return n
+"""
+
+# ARGV: lane, new_low. Raises the lane's low watermark and forgets offsets below it.
+_ADVANCE = """
+local p = KEYS[1]
+local cur = tonumber(redis.call('HGET', p .. 'low', ARGV[1]) or '0')
+local new = tonumber(ARGV[2])
+if new > cur then
+  redis.call('HSET', p .. 'low', ARGV[1], new)
+  redis.call('ZREMRANGEBYSCORE', p .. 'done:' .. ARGV[1], '-inf', '(' .. new)
+end
+return new > cur and 1 or 0
+"""
+
+
+def cand(lane: str, offset: int) -> str:
+    return f"{lane}:{offset}"
+
+
+@dataclass
+class ClaimResult:
+    index: int | None  # index into the candidate list of the claimed one
+    gone: list[int]  # indexes of candidates consumed by someone else
+    locked: list[int]  # indexes locked by another owner (all-or-nothing mode only)
+
+
+class NoEpochError(RuntimeError):
+    """The queue's Redis state is missing (Redis lost or flushed): rebuild it first."""
+
+
+class QueueState:
+    """Scripts bound to one queue's key prefix."""
+
+    def __init__(self, client: redis.Redis, qmgr: str, queue: str) -> None:
+        self.r = client
+        self.prefix = naming.key_prefix(qmgr, queue)
+        self._claim = client.register_script(_CLAIM)
+        self._peek = client.register_script(_PEEK)
+        self._release = client.register_script(_RELEASE)
+        self._advance = client.register_script(_ADVANCE)
+        self._claim_many = client.register_script(_CLAIM_MANY)
+
+    @staticmethod
+    def now_ms() -> int:
+        return int(time.time() * 1000)
+
+    def claim(
+        self,
+        cands: list[str],
+        owner: str,
+        *,
+        consume: bool,
+        lease_ms: int = 60_000,
+        all_or_nothing: bool = False,
+    ) -> ClaimResult:
+        mode = "consume" if consume else "lock"
+        res = self._claim(
+            keys=[self.prefix],
+            args=[self.now_ms(), owner, lease_ms, mode, "1" if all_or_nothing else "0", *cands],
+        )
+        if res and res[0] == NO_EPOCH:
+            raise NoEpochError(self.prefix)
+        taken = int(res[0])
+        rest = [int(x) for x in res[1:]]
+        if all_or_nothing:
+            return ClaimResult(
+                index=0 if taken else None,
+                gone=[x - 1 for x in rest if x > 0],
+                locked=[-x - 1 for x in rest if x < 0],
+            )
+        return ClaimResult(
+            index=taken - 1 if taken else None, gone=[x - 1 for x in rest], locked=[]
+        )
+
+    def consume_many(self, cands: list[str], owner: str) -> tuple[list[int], list[int]]:
+        """Consume every free candidate: (taken indexes, gone indexes)."""
+        res = self._claim_many(keys=[self.prefix], args=[self.now_ms(), owner, *cands])
+        if res and res[0] == NO_EPOCH:
+            raise NoEpochError(self.prefix)
+        rest = [int(x) for x in res[1:]]
+        return [x - 1 for x in rest if x > 0], [-x - 1 for x in rest if x < 0]
+
+    def peek(self, cands: list[str], owner: str) -> list[int]:
+        res = self._peek(keys=[self.prefix], args=[self.now_ms(), owner, *cands])
+        if res and res[0] == NO_EPOCH:
+            raise NoEpochError(self.prefix)
+        return [int(x) for x in res]
+
+    def release(self, cands: list[str], owner: str, *, backout: bool = False) -> int:
+        if not cands:
+            return 0
+        return int(self._release(keys=[self.prefix], args=[owner, "1" if backout else "0", *cands]))
+
+    def advance(self, lane: str, low: int) -> None:
+        self._advance(keys=[self.prefix], args=[lane, low])
+
+    def lows(self) -> dict[str, int]:
+        return {k.decode(): int(v) for k, v in self.r.hgetall(self.prefix + "low").items()}
+
+    def backout_count(self, c: str) -> int:
+        return int(self.r.hget(self.prefix + "bo", c) or 0)
+
+    def add_depth(self, delta: int) -> None:
+        self.r.incrby(self.prefix + "depth", delta)
+
+    def depth(self) -> int:
+        return int(self.r.get(self.prefix + "depth") or 0)
+
+    def has_epoch(self) -> bool:
+        return bool(self.r.exists(self.prefix + "epoch"))
+
+    def wake_channel(self) -> str:
+        return self.prefix + "avail"
+
+    def register_open(self, handle: str, kind: str, lease_ms: int = 120_000) -> None:
+        self.r.hset(self.prefix + "opens", handle, f"{kind}|{self.now_ms() + lease_ms}")
+
+    def unregister_open(self, handle: str) -> None:
+        self.r.hdel(self.prefix + "opens", handle)
+
+    def open_counts(self) -> dict[str, int]:
+        now = self.now_ms()
+        counts = {"input": 0, "output": 0, "browse": 0}
+        for raw in self.r.hvals(self.prefix + "opens"):
+            kinds, until = raw.decode().split("|")
+            if int(until) > now:
+                for k in kinds.split(","):
+                    if k in counts:
+                        counts[k] += 1
+        return counts

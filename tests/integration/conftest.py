@@ -1,0 +1,37 @@
+"""Fixtures for MQI tests: a connected queue manager per test (unique name) and helpers."""
+
+from __future__ import annotations
+
+import pytest
+
+import adapter.pymqi as pymqi
+
+C = pymqi.CMQC
+
+
+@pytest.fixture
+def qmgr(mqk_servers, qmgr_name):
+    qm = pymqi.connect(qmgr_name)
+    yield qm
+    if qm._conn is not None:
+        qm.disconnect()
+
+
+def drain(queue: pymqi.Queue, wait_ms: int = 0) -> list[tuple[bytes, pymqi.MD]]:
+    """Destructive gets until MQRC_NO_MSG_AVAILABLE; returns (data, md) pairs."""
+    out = []
+    while True:
+        md, gmo = pymqi.MD(), pymqi.GMO()
+        if wait_ms:
+            gmo.Options = C.MQGMO_WAIT
+            gmo.WaitInterval = wait_ms
+        try:
+            out.append((queue.get(None, md, gmo), md))
+        except pymqi.MQMIError as err:
+            if err.reason != C.MQRC_NO_MSG_AVAILABLE:
+                raise
+            return out
+
+
+def mqerror(excinfo) -> tuple[int, int]:
+    return excinfo.value.comp, excinfo.value.reason
