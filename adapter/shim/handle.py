@@ -178,11 +178,9 @@ class QueueHandle:
         # One physical message up to MAXMSGL; beyond it (or beyond the segment size,
         # when the application allows it) queue-manager segmentation.
         flags = plan.msg_flags
-        limit = (
-            self.qdef.segment_size
-            if flags & C.MQMF_SEGMENTATION_ALLOWED
-            else self.qdef.max_msg_length
-        )
+        limit = self.qdef.max_msg_length
+        if flags & C.MQMF_SEGMENTATION_ALLOWED:
+            limit = min(limit, self.qdef.segment_size)
         pieces = segment_message(flags, plan.offset, len(payload), limit)
         if pieces is None:
             raise _fail(C.MQRC_MSG_TOO_BIG_FOR_Q)
