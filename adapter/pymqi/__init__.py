@@ -58,11 +58,16 @@ class QueueManager:
         *,
         kafka_bootstrap: str | None = None,
         redis_url: str | None = None,
+        transactional_id: str | None = None,
     ) -> None:
         self.bytes_encoding = bytes_encoding
         self.default_ccsid = default_ccsid
         self._disconnect_on_exit = disconnect_on_exit
-        self._targets = {"kafka_bootstrap": kafka_bootstrap, "redis_url": redis_url}
+        self._targets = {
+            "kafka_bootstrap": kafka_bootstrap,
+            "redis_url": redis_url,
+            "transactional_id": transactional_id,
+        }
         self._conn = None
         if name is not None:
             self.connect(name)
@@ -121,13 +126,19 @@ class QueueManager:
 
     # -- units of work -------------------------------------------------------------
     def begin(self) -> None:
-        self.get_handle()  # local units of work start with the first syncpoint call
+        """MQBEGIN: start the unit of work now (it also starts with the first syncpoint
+        put or get). The queue manager coordinates it: there are no external resources."""
+        self.get_handle().txn.begin()
 
     def commit(self) -> None:
-        self.get_handle().barrier()  # no unit of work can be open yet: MQCMIT is a no-op
+        """MQCMIT. A unit of work that cannot commit is backed out: MQMIError(1, 2003)."""
+        conn = self.get_handle()
+        conn.barrier()
+        conn.txn.commit()
 
     def backout(self) -> None:
-        self.get_handle()
+        """MQBACK: puts forgotten, gets back on their queues with BackoutCount + 1."""
+        self.get_handle().txn.backout()
 
     # -- MQPUT1 --------------------------------------------------------------------
     def put1(self, qDesc, msg, *opts) -> None:

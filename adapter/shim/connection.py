@@ -66,7 +66,13 @@ class Connection:
 
     _ids = itertools.count(1)
 
-    def __init__(self, qmgr: str, kafka_bootstrap: str | None = None, redis_url: str | None = None):
+    def __init__(
+        self,
+        qmgr: str,
+        kafka_bootstrap: str | None = None,
+        redis_url: str | None = None,
+        transactional_id: str | None = None,
+    ):
         if not qmgr or len(qmgr) > C.MQ_Q_MGR_NAME_LENGTH:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_Q_MGR_NAME_ERROR)
         self.qmgr = qmgr
@@ -83,13 +89,13 @@ class Connection:
             socket_timeout=10,
             health_check_interval=30,
         )
-        self._kafka_conf = {
+        self.kafka_conf = {
             "bootstrap.servers": self.endpoints.kafka_bootstrap,
             "logger": self._log,
         }
         self.producer = Producer(
             {
-                **self._kafka_conf,
+                **self.kafka_conf,
                 # Persistent messages: idempotent, acks=all (MQ hardens persistent puts).
                 "enable.idempotence": True,
                 "acks": "all",
@@ -99,7 +105,7 @@ class Connection:
                 "retry.backoff.ms": 10,
             }
         )
-        self.admin = AdminClient(self._kafka_conf)
+        self.admin = AdminClient(self.kafka_conf)
         self._states: dict[str, QueueState] = {}
         self._defs: dict[str, QueueDef] = {}
         self._depth_deltas: dict[str, int] = defaultdict(int)
@@ -110,6 +116,11 @@ class Connection:
         self._acks_lock = threading.Lock()
         self._closed = threading.Event()
         self._check_reachable()
+        from adapter.shim.uow import Transactions
+
+        # A stable transactional id (argument or MQK_TRANSACTIONAL_ID) lets a restarted
+        # process fence its dead predecessor and abort its open transaction at once.
+        self.txn = Transactions(self, transactional_id or os.environ.get("MQK_TRANSACTIONAL_ID"))
         self._pump = threading.Thread(target=self._pump_loop, name="mqk-pump", daemon=True)
         self._pump.start()
 
@@ -135,6 +146,7 @@ class Connection:
                 self.producer.poll(0.02)
                 self.flush_depth()
                 self.flush_acks()
+                self.txn.renew()
             except Exception as exc:  # noqa: BLE001 - reported to the app on its next call
                 self.async_errors.append(exc)
                 time.sleep(0.1)
@@ -239,7 +251,7 @@ class Connection:
 
     def consumer_conf(self) -> dict:
         return {
-            **self._kafka_conf,
+            **self.kafka_conf,
             "group.id": f"mqk-reader-{self.conn_id}",  # never joined or committed: assign()
             "enable.auto.commit": False,
             "enable.auto.offset.store": False,
@@ -253,10 +265,13 @@ class Connection:
         }
 
     def close(self) -> None:
+        """MQDISC: an open unit of work is committed (backed out if it cannot be, with
+        MQRC_BACKED_OUT), as the queue manager does for a coordinated unit of work."""
         if self._closed.is_set():
             return
         try:
             self.barrier()
+            self.txn.commit()
         finally:
             self._closed.set()
             self._pump.join(2)

@@ -31,10 +31,12 @@ from adapter.shim.catalog import QueueDef
 from adapter.shim.connection import BROKEN_AFTER_S, Connection
 from adapter.shim.reader import QueueReader, cand_of, lane_of
 from adapter.shim.state import NoEpochError
+from adapter.shim.uow import LEASE_MS
 
 # Candidates offered to one claim script call: enough to get past the messages other
 # getters took since this handle last looked, without shipping the whole queue.
 CLAIM_BATCH = 16
+DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
 # Read-ahead: non-persistent messages one claim call takes for the handle's buffer.
 READ_AHEAD_BATCH = 256
 # How often (consumed messages) a handle raises the low watermarks it can prove.
@@ -115,7 +117,9 @@ class QueueHandle:
         if time.monotonic() - at > 0.1:
             value = self.state.depth()
             self._depth_cache = (value, time.monotonic())
-        estimate = value + self.conn._depth_deltas.get(self.name, 0)
+        # Counted but not yet in Redis, plus puts still in flight (len(producer): counted
+        # on delivery), so a burst of async puts cannot overshoot MAXDEPTH.
+        estimate = value + self.conn._depth_deltas.get(self.name, 0) + len(self.conn.producer)
         if estimate + n > self.qdef.max_depth - DEPTH_MARGIN:
             self.conn.barrier()  # near the limit: count exactly
             estimate = self.state.depth()
@@ -136,8 +140,7 @@ class QueueHandle:
             raise _fail(C.MQRC_PUT_INHIBITED)
         in_uow = bool(opts & C.MQPMO_SYNCPOINT)
         if in_uow:
-            # Units of work on Kafka transactions are not built yet: say so in MQ's terms.
-            raise _fail(C.MQRC_SYNCPOINT_NOT_AVAILABLE)
+            self.conn.txn.begin()  # MQRC_BACKED_OUT if the unit of work can no longer commit
 
         persistence = md.Persistence
         if persistence in (C.MQPER_PERSISTENCE_AS_Q_DEF, C.MQPER_PERSISTENCE_AS_PARENT):
@@ -218,7 +221,7 @@ class QueueHandle:
         sync = bool(opts & C.MQPMO_SYNC_RESPONSE) or (
             not opts & C.MQPMO_ASYNC_RESPONSE and self.qdef.def_put_response != 2
         )
-        self._produce(topic, key, payload, pieces, base, msg_id, sync)
+        self._produce(topic, key, payload, pieces, base, msg_id, sync and not in_uow, in_uow)
 
         self.put_cursor = plan.cursor
         if warning is not None:
@@ -262,7 +265,7 @@ class QueueHandle:
             "ApplOriginData": mqstr(md.ApplOriginData) if origin else "",
         }
 
-    def _produce(self, topic, key, payload, pieces, base, msg_id, sync: bool) -> None:
+    def _produce(self, topic, key, payload, pieces, base, msg_id, sync: bool, in_uow: bool) -> None:
         producer = self.conn.producer
         results: list = []
         view = memoryview(payload)
@@ -274,13 +277,15 @@ class QueueHandle:
             env["MsgFlags"] = piece.flags
             env["Payload"] = bytes(view[piece.start : piece.start + piece.length])
             value = codec.encode(env)
+            if in_uow:  # invisible to read_committed getters until the transaction commits
+                self.conn.txn.produce(self.name, topic, key, value)
+                continue
             while True:
                 try:
                     producer.produce(topic, value=value, key=key, on_delivery=cb)
                     break
                 except BufferError:  # local queue full: let deliveries drain
                     producer.poll(0.05)
-        self.conn.count_put(self.name, len(pieces))
         if sync:
             deadline = time.monotonic() + BROKEN_AFTER_S
             while len(results) < len(pieces):
@@ -288,13 +293,18 @@ class QueueHandle:
                     raise _fail(C.MQRC_CONNECTION_BROKEN)
                 producer.poll(0.01)
             if any(err is not None for err in results):
-                self.conn.count_put(self.name, -len(pieces))
                 raise _fail(C.MQRC_CONNECTION_BROKEN)
+        if not in_uow and sync:
+            # Depth counts what is durably on the queue: a delivered put (async puts are
+            # counted by their delivery report; syncpoint puts when the unit of work commits).
+            self.conn.count_put(self.name, len(pieces))
+            self.conn.flush_depth()
 
     def _async_delivery(self, err, msg) -> None:
         if err is not None:
-            self.conn.count_put(self.name, -1)
             self.conn.async_errors.append(err)
+        else:
+            self.conn.count_put(self.name, 1)
 
     # ------------------------------------------------------------------ get
     @property
@@ -327,8 +337,8 @@ class QueueHandle:
             raise _fail(C.MQRC_NOT_OPEN_FOR_INPUT)
         if not browsing and self.qdef.get_inhibited:
             raise _fail(C.MQRC_GET_INHIBITED)
-        if opts & C.MQGMO_SYNCPOINT:
-            raise _fail(C.MQRC_SYNCPOINT_NOT_AVAILABLE)  # units of work: not built yet
+        if opts & C.MQGMO_SYNCPOINT and not browsing:
+            self.conn.txn.begin()  # MQRC_BACKED_OUT if the unit of work can no longer commit
         if opts & C.MQGMO_WAIT and gmo.WaitInterval < C.MQWI_UNLIMITED:
             raise _fail(C.MQRC_WAIT_INTERVAL_ERROR)
         if opts & C.MQGMO_UNLOCK:
@@ -478,6 +488,22 @@ class QueueHandle:
             rebuild(self.conn, self.qdef)
             return _RETRY
 
+    def _claimer(self, req: gr.GetRequest, item: Item) -> tuple[str, bool]:
+        """(lock owner, consume now?) for removing `item`: under syncpoint the unit of
+        work holds a leased lock until commit; outside it the message goes at once."""
+        if gr.get_in_uow(req, item):
+            return self.conn.txn.begin().owner, False
+        return self.handle_id, True
+
+    def _stale(self, res) -> object | None:
+        """Candidates whose lock outlived its owner: reconcile, then select again."""
+        if res.locked:
+            from adapter.shim.reconcile import reconcile
+
+            if reconcile(self.conn, self.name):
+                return _RETRY
+        return None
+
     def _remove(
         self, batch: list[Item], req: gr.GetRequest, max_length: int | None
     ) -> GetResult | None:
@@ -494,19 +520,27 @@ class QueueHandle:
                     if st.peek([cand_of(item.key)], self.handle_id)[0] in (0, 3):
                         raise self._truncated_failure(item, segments, req, max_length)
                     continue
+                owner, consume = self._claimer(req, item)
                 res = st.claim(
                     [cand_of(s.key) for s in segments],
-                    self.handle_id,
-                    consume=True,
+                    owner,
+                    consume=consume,
+                    lease_ms=LEASE_MS,
                     all_or_nothing=True,
                 )
                 if res.index is None:
                     for i in res.gone:
                         reader.forget(segments[i].key)
-                    progressed = progressed or bool(res.gone)
+                    progressed = progressed or bool(res.gone) or self._stale(res) is _RETRY
                     continue
-                return self._deliver(item, segments, req, max_length, removed=True)
+                return self._deliver(
+                    item, segments, req, max_length, removed=True, in_uow=not consume
+                )
             return _RETRY if progressed else None
+        # One claim takes the first free candidate; all of them must be removed the same
+        # way (SYNCPOINT_IF_PERSISTENT decides per message), so the run stops at a change.
+        owner, consume = self._claimer(req, batch[0])
+        batch = [i for i in batch if gr.get_in_uow(req, i) == (not consume)] or batch[:1]
         # Messages that would be truncated without ACCEPT_TRUNCATED_MSG stay on the queue
         # (MQRC_TRUNCATED_MSG_FAILED): claim only up to the first of them.
         fits = batch
@@ -517,17 +551,58 @@ class QueueHandle:
                     fits, too_big = batch[:i], item
                     break
         if fits:
-            res = st.claim([cand_of(i.key) for i in fits], self.handle_id, consume=True)
+            res = st.claim(
+                [cand_of(i.key) for i in fits], owner, consume=consume, lease_ms=LEASE_MS
+            )
             for i in res.gone:
                 reader.forget(fits[i].key)
             if res.index is not None:
                 item = fits[res.index]
-                return self._deliver(item, [item], req, max_length, removed=True)
+                if not consume and self._requeue_poison(item, owner):
+                    return _RETRY
+                return self._deliver(
+                    item, [item], req, max_length, removed=True, in_uow=not consume
+                )
             if res.gone:
                 return _RETRY  # others took these: the view changed, look again
+            if self._stale(res) is _RETRY:
+                return _RETRY
         if too_big is not None and st.peek([cand_of(too_big.key)], self.handle_id)[0] in (0, 3):
             raise self._truncated_failure(too_big, [too_big], req, max_length)
         return None
+
+    def _requeue_poison(self, item: Item, owner: str) -> bool:
+        """BOTHRESH / BOQNAME: a message backed out that many times moves to the backout
+        requeue queue (else SYSTEM.DEAD.LETTER.QUEUE, if defined) inside the same unit of
+        work, so it cannot block the queue. False: deliver it as usual."""
+        threshold = self.qdef.backout_threshold
+        if threshold <= 0:
+            return False
+        cand = cand_of(item.key)
+        count = self.reader.envelopes[item.key]["BackoutCount"] + self.state.backout_count(cand)
+        if count < threshold:
+            return False
+        target = None
+        for name in (self.qdef.backout_requeue_q, DEAD_LETTER_QUEUE):
+            if name and name != self.name and self.conn.lookup_queue(name) is not None:
+                target = name
+                break
+        if target is None:
+            return False
+        env = dict(self.reader.envelopes[item.key], BackoutCount=count)
+        key = env["GroupId"] if env["GroupId"] != C.MQGI_NONE else env["MsgId"]
+        topic = naming.data_topic(self.conn.qmgr, target, min(max(env["Priority"], 0), 9))
+        self.conn.txn.produce(target, topic, key, codec.encode(env))
+        self.conn.txn.hold(self, self.name, cand, item, self.reader.envelopes[item.key])
+        self.reader.forget(item.key)
+        return True
+
+    def take_back(self, item: Item, env: dict) -> None:
+        """MQBACK: a message this handle got under syncpoint is on the queue again, in
+        its original position."""
+        if self._reader is not None and item.key not in self._reader.envelopes:
+            self._reader.envelopes[item.key] = env
+            self._reader.view.add(item)
 
     def _browse(
         self, batch: list[Item], req: gr.GetRequest, max_length: int | None
@@ -540,7 +615,7 @@ class QueueHandle:
                 reader.forget(item.key)
                 progressed = True
                 continue
-            if status == 2:
+            if status in (2, 4):
                 continue  # locked by another handle (or in its unit of work): invisible
             segments = gr.complete_message(reader.view, item) if req.complete_msg else [item]
             if not segments:
@@ -580,6 +655,7 @@ class QueueHandle:
         removed: bool,
         move: bool = True,
         env: dict | None = None,
+        in_uow: bool = False,
     ) -> GetResult:
         reader = self.reader
         if env is not None:  # from the read-ahead buffer: consumed and logged already
@@ -592,7 +668,10 @@ class QueueHandle:
         )
         if removed:
             for s in segments:
-                self.conn.record_ack(self.name, lane_of(s.key), s.key[2])
+                if in_uow:  # its consumption commits with the unit of work
+                    self.conn.txn.hold(self, self.name, cand_of(s.key), s, reader.envelopes[s.key])
+                else:
+                    self.conn.record_ack(self.name, lane_of(s.key), s.key[2])
                 reader.forget(s.key)
             self._forgotten += len(segments)
         return self._result(item, env, data, req, max_length, removed, move)

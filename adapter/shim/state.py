@@ -33,6 +33,9 @@ local function status(c, owner, now)
     local bar = string.find(l, '|', 1, true)
     if string.sub(l, 1, bar - 1) == owner then return 3, ln, off end
     if tonumber(string.sub(l, bar + 1)) > now then return 2, ln, off end
+    -- The owner's lease ran out: it may have died after committing, so the ack log
+    -- must be reconciled before the message is offered again.
+    return 4, ln, off
   end
   return 0, ln, off
 end
@@ -40,7 +43,8 @@ end
 
 # ARGV: now_ms, owner, lease_ms, mode ('consume'|'lock'), all_or_nothing ('0'|'1'), cands...
 # Returns {taken_index (1-based, 0 = none), gone_index...} or {-2} without an epoch.
-# Status 1 = consumed (gone for good), 2 = locked by another owner, 3 = locked by me.
+# Status 1 = consumed (gone for good), 2 = locked by another owner, 3 = locked by me,
+# 4 = locked by an owner whose lease ran out (reconcile with the ack log first).
 _CLAIM = (
     _STATUS
     + """
@@ -60,7 +64,7 @@ if ARGV[5] == '1' then
   local seen = {}
   for i = 6, #ARGV do
     local s, ln, off = status(ARGV[i], owner, now)
-    if s == 1 or s == 2 then
+    if s == 1 or s == 2 or s == 4 then
       res[1] = 0
       table.insert(res, (s == 1) and (i - 5) or -(i - 5))
       return res
@@ -75,6 +79,7 @@ for i = 6, #ARGV do
   local s, ln, off = status(ARGV[i], owner, now)
   if s == 0 or s == 3 then take(ARGV[i], ln, off); res[1] = i - 5; return res end
   if s == 1 then table.insert(res, i - 5) end
+  if s == 4 then table.insert(res, -(i - 5)) end
 end
 return res
 """
@@ -131,6 +136,61 @@ if n > 0 then redis.call('PUBLISH', p .. 'avail', n) end
 return n
 """
 
+# ARGV: now_ms, owner, lease_ms, cands... Extends my locks; returns how many are no
+# longer mine (a unit of work holding such a get must not commit).
+_VERIFY = """
+local p = KEYS[1]
+if redis.call('EXISTS', p .. 'epoch') == 0 then return -2 end
+local now, owner, lease = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local lost = 0
+for i = 4, #ARGV do
+  local l = redis.call('HGET', p .. 'lock', ARGV[i])
+  if l and string.sub(l, 1, string.find(l, '|', 1, true) - 1) == ARGV[2] then
+    redis.call('HSET', p .. 'lock', ARGV[i], owner .. '|' .. (now + lease))
+  else
+    lost = lost + 1
+  end
+end
+return lost
+"""
+
+# ARGV: cands... Consumption that is durable in the ack log (a committed unit of work,
+# or reconciliation): drop any lock, record the offset, count it once.
+_APPLY = """
+local p = KEYS[1]
+local n = 0
+for i = 1, #ARGV do
+  local c = ARGV[i]
+  redis.call('HDEL', p .. 'lock', c)
+  local sep = string.find(c, ':', 1, true)
+  local ln, off = string.sub(c, 1, sep - 1), tonumber(string.sub(c, sep + 1))
+  local low = tonumber(redis.call('HGET', p .. 'low', ln) or '0')
+  if off >= low and redis.call('ZADD', p .. 'done:' .. ln, off, off) == 1 then n = n + 1 end
+end
+if n > 0 then redis.call('DECRBY', p .. 'depth', n) end
+return n
+"""
+
+# ARGV: now_ms, cands... Locks whose lease ran out, checked against an ack log read to
+# its last stable offset: not consumed, so the dead owner's unit of work was backed out.
+# The message is released with BackoutCount + 1.
+_RECLAIM = """
+local p = KEYS[1]
+local now = tonumber(ARGV[1])
+local n = 0
+for i = 2, #ARGV do
+  local c = ARGV[i]
+  local l = redis.call('HGET', p .. 'lock', c)
+  if l and tonumber(string.sub(l, string.find(l, '|', 1, true) + 1)) <= now then
+    redis.call('HDEL', p .. 'lock', c)
+    redis.call('HINCRBY', p .. 'bo', c, 1)
+    n = n + 1
+  end
+end
+if n > 0 then redis.call('PUBLISH', p .. 'avail', n) end
+return n
+"""
+
 # ARGV: lane, new_low. Raises the lane's low watermark and forgets offsets below it.
 _ADVANCE = """
 local p = KEYS[1]
@@ -170,6 +230,9 @@ class QueueState:
         self._release = client.register_script(_RELEASE)
         self._advance = client.register_script(_ADVANCE)
         self._claim_many = client.register_script(_CLAIM_MANY)
+        self._verify = client.register_script(_VERIFY)
+        self._apply = client.register_script(_APPLY)
+        self._reclaim = client.register_script(_RECLAIM)
 
     @staticmethod
     def now_ms() -> int:
@@ -200,7 +263,9 @@ class QueueState:
                 locked=[-x - 1 for x in rest if x < 0],
             )
         return ClaimResult(
-            index=taken - 1 if taken else None, gone=[x - 1 for x in rest], locked=[]
+            index=taken - 1 if taken else None,
+            gone=[x - 1 for x in rest if x > 0],
+            locked=[-x - 1 for x in rest if x < 0],  # lease ran out: reconcile, then retry
         )
 
     def consume_many(self, cands: list[str], owner: str) -> tuple[list[int], list[int]]:
@@ -210,6 +275,41 @@ class QueueState:
             raise NoEpochError(self.prefix)
         rest = [int(x) for x in res[1:]]
         return [x - 1 for x in rest if x > 0], [-x - 1 for x in rest if x < 0]
+
+    def verify(self, cands: list[str], owner: str, lease_ms: int) -> int:
+        """Extend my locks; the number that are no longer mine."""
+        if not cands:
+            return 0
+        lost = int(self._verify(keys=[self.prefix], args=[self.now_ms(), owner, lease_ms, *cands]))
+        if lost == NO_EPOCH:
+            raise NoEpochError(self.prefix)
+        return lost
+
+    def apply_consumed(self, cands: list[str]) -> int:
+        """Consumption durable in Kafka becomes Redis state; returns how many were new."""
+        if not cands:
+            return 0
+        return int(self._apply(keys=[self.prefix], args=cands))
+
+    def reclaim(self, cands: list[str]) -> int:
+        if not cands:
+            return 0
+        return int(self._reclaim(keys=[self.prefix], args=[self.now_ms(), *cands]))
+
+    def stale_locks(self) -> list[str]:
+        now = self.now_ms()
+        out = []
+        for c, raw in self.r.hgetall(self.prefix + "lock").items():
+            until = int(raw.rsplit(b"|", 1)[1])
+            if until <= now:
+                out.append(c.decode())
+        return out
+
+    def ack_position(self) -> int:
+        return int(self.r.get(self.prefix + "ackpos") or 0)
+
+    def set_ack_position(self, pos: int) -> None:
+        self.r.set(self.prefix + "ackpos", pos)
 
     def peek(self, cands: list[str], owner: str) -> list[int]:
         res = self._peek(keys=[self.prefix], args=[self.now_ms(), owner, *cands])

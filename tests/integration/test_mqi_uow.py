@@ -1,0 +1,286 @@
+"""Units of work on Kafka transactions: syncpoint puts and gets, commit, backout, commit
+failure, dead connections, backout threshold, groups across units of work."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from confluent_kafka import Producer
+
+import adapter.pymqi as pymqi
+from tests.integration.conftest import drain, mqerror
+
+pytestmark = pytest.mark.integration
+C = pymqi.CMQC
+ALL = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_BROWSE
+SP_PUT = C.MQPMO_SYNCPOINT
+SP_GET = C.MQGMO_SYNCPOINT
+
+
+def put(q, body: bytes, options: int = SP_PUT, **md) -> pymqi.MD:
+    desc = pymqi.MD(**md)
+    q.put(body, desc, pymqi.PMO(Options=options))
+    return desc
+
+
+def get(q, options: int = SP_GET, md: pymqi.MD | None = None, wait_ms: int = 0) -> bytes:
+    gmo = pymqi.GMO(Options=options | (C.MQGMO_WAIT if wait_ms else 0), WaitInterval=wait_ms)
+    return q.get(None, md if md is not None else pymqi.MD(), gmo)
+
+
+def test_syncpoint_put_is_invisible_until_commit_and_gone_on_backout(qmgr, qmgr_name) -> None:
+    qmgr.define_queue("Q.UOWPUT")
+    q = pymqi.Queue(qmgr, "Q.UOWPUT", ALL)
+    other = pymqi.connect(qmgr_name)
+    try:
+        theirs = pymqi.Queue(other, "Q.UOWPUT", ALL)
+        put(q, b"kept")
+        with pytest.raises(pymqi.MQMIError) as exc:
+            get(theirs, C.MQGMO_NO_SYNCPOINT)
+        assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE)
+        qmgr.commit()
+        assert get(theirs, C.MQGMO_NO_SYNCPOINT) == b"kept"  # visible when MQCMIT returns
+        put(q, b"dropped")
+        qmgr.backout()
+        assert drain(theirs, wait_ms=300) == []
+    finally:
+        other.disconnect()
+
+
+def test_syncpoint_get_hides_message_until_commit_backout_restores_it_in_place(
+    qmgr, qmgr_name
+) -> None:
+    qmgr.define_queue("Q.UOWGET")
+    q = pymqi.Queue(qmgr, "Q.UOWGET", ALL)
+    for body in (b"first", b"second"):
+        put(q, body, C.MQPMO_NO_SYNCPOINT)
+    other = pymqi.connect(qmgr_name)
+    try:
+        theirs = pymqi.Queue(other, "Q.UOWGET", ALL)
+        assert get(q) == b"first"
+        assert qmgr.queue_status("Q.UOWGET")["current_depth"] == 2  # still counted
+        browsed = theirs.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_BROWSE_FIRST))
+        assert browsed == b"second"  # the message in our unit of work is invisible
+        qmgr.backout()
+        md = pymqi.MD()
+        assert get(theirs, C.MQGMO_NO_SYNCPOINT, md) == b"first"  # its original position
+        assert md.BackoutCount == 1
+        assert get(q) == b"second"
+        qmgr.commit()
+        assert qmgr.queue_status("Q.UOWGET")["current_depth"] == 0
+    finally:
+        other.disconnect()
+
+
+def test_backout_count_grows_with_each_backout(qmgr) -> None:
+    qmgr.define_queue("Q.BOCOUNT")
+    q = pymqi.Queue(qmgr, "Q.BOCOUNT", ALL)
+    put(q, b"poison", C.MQPMO_NO_SYNCPOINT)
+    counts = []
+    for _ in range(3):
+        md = pymqi.MD()
+        get(q, md=md)
+        counts.append(md.BackoutCount)
+        qmgr.backout()
+    assert counts == [0, 1, 2]
+
+
+def test_syncpoint_if_persistent(qmgr) -> None:
+    qmgr.define_queue("Q.SPIFP")
+    q = pymqi.Queue(qmgr, "Q.SPIFP", ALL)
+    put(q, b"persistent", C.MQPMO_NO_SYNCPOINT, Persistence=C.MQPER_PERSISTENT)
+    put(q, b"transient", C.MQPMO_NO_SYNCPOINT, Persistence=C.MQPER_NOT_PERSISTENT)
+    assert get(q, C.MQGMO_SYNCPOINT_IF_PERSISTENT) == b"persistent"  # in the unit of work
+    assert get(q, C.MQGMO_SYNCPOINT_IF_PERSISTENT) == b"transient"  # removed at once
+    qmgr.backout()
+    assert [d for d, _ in drain(q)] == [b"persistent"]
+
+
+def test_get_process_put_is_atomic(qmgr) -> None:
+    qmgr.define_queue("Q.IN")
+    qmgr.define_queue("Q.OUT")
+    src = pymqi.Queue(qmgr, "Q.IN", ALL)
+    dst = pymqi.Queue(qmgr, "Q.OUT", ALL)
+    for i in range(5):
+        put(src, f"m{i}".encode(), C.MQPMO_NO_SYNCPOINT)
+    for _ in range(5):
+        data = get(src)
+        put(dst, data.upper())
+        qmgr.commit()
+    assert qmgr.queue_status("Q.IN")["current_depth"] == 0
+    assert [d for d, _ in drain(dst)] == [f"M{i}".encode() for i in range(5)]
+
+
+def test_commit_failure_backs_out_with_2003_and_doomed_uow_fails_2003(
+    qmgr, kafka_bootstrap
+) -> None:
+    qmgr.define_queue("Q.FENCED")
+    q = pymqi.Queue(qmgr, "Q.FENCED", ALL)
+    put(q, b"in", C.MQPMO_NO_SYNCPOINT)
+    assert get(q) == b"in"
+    put(q, b"out")
+    # A second producer with the same transactional id fences ours: it cannot commit.
+    zombie_killer = Producer(
+        {
+            "bootstrap.servers": kafka_bootstrap,
+            "transactional.id": qmgr.get_handle().txn.transactional_id,
+        }
+    )
+    zombie_killer.init_transactions(30)
+    with pytest.raises(pymqi.MQMIError) as exc:
+        qmgr.commit()
+    assert mqerror(exc) == (C.MQCC_WARNING, C.MQRC_BACKED_OUT)
+    # Backed out: the get is undone, the put is gone.
+    assert [d for d, _ in drain(q)] == [b"in"]
+    # The connection recovers: a new unit of work works (a new producer).
+    put(q, b"again")
+    qmgr.commit()
+    assert [d for d, _ in drain(q)] == [b"again"]
+
+
+def test_unit_of_work_that_lost_its_locks_cannot_commit(qmgr) -> None:
+    """Locks reclaimed while the unit of work was open: commit must back out, never
+    deliver the message twice."""
+    qmgr.define_queue("Q.LOST")
+    q = pymqi.Queue(qmgr, "Q.LOST", ALL)
+    put(q, b"contended", C.MQPMO_NO_SYNCPOINT)
+    assert get(q) == b"contended"
+    st = qmgr.get_handle().state("Q.LOST")
+    st.r.delete(st.prefix + "lock")  # as if its lease ran out and another took it
+    with pytest.raises(pymqi.MQMIError) as exc:
+        qmgr.commit()
+    assert mqerror(exc) == (C.MQCC_WARNING, C.MQRC_BACKED_OUT)
+
+
+def _worker_script(body: str) -> str:
+    return textwrap.dedent(body)
+
+
+def test_dead_connection_backs_out_and_its_gets_return_after_the_lease(qmgr, qmgr_name) -> None:
+    qmgr.define_queue("Q.DEAD")
+    q = pymqi.Queue(qmgr, "Q.DEAD", ALL)
+    put(q, b"orphan", C.MQPMO_NO_SYNCPOINT)
+    code = _worker_script(f"""
+        import os, signal, adapter.pymqi as pymqi
+        C = pymqi.CMQC
+        qm = pymqi.connect({qmgr_name!r})
+        q = pymqi.Queue(qm, "Q.DEAD", C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
+        q.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_SYNCPOINT))
+        q.put(b"half-done", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+        qm.get_handle().txn.producer().flush(10)
+        print("holding", flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    env = dict(os.environ, MQK_UOW_LEASE_MS="1500", MQK_TXN_TIMEOUT_MS="3000")
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert "holding" in run.stdout and run.returncode == -9, run.stderr
+    with pytest.raises(pymqi.MQMIError) as exc:  # still locked by the dead unit of work
+        get(q, C.MQGMO_NO_SYNCPOINT)
+    assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE)
+    md = pymqi.MD()
+    assert get(q, C.MQGMO_NO_SYNCPOINT, md, wait_ms=30_000) == b"orphan"
+    assert md.BackoutCount == 1
+    assert drain(q, wait_ms=500) == []  # the dead unit of work's put never appears
+
+
+def test_backout_threshold_moves_poison_message_to_requeue_queue(qmgr) -> None:
+    qmgr.define_queue("Q.BOQ")
+    qmgr.define_queue("Q.POISON", backout_threshold=2, backout_requeue_q="Q.BOQ")
+    q = pymqi.Queue(qmgr, "Q.POISON", ALL)
+    put(q, b"poison", C.MQPMO_NO_SYNCPOINT)
+    put(q, b"healthy", C.MQPMO_NO_SYNCPOINT)
+    for _ in range(2):
+        assert get(q) == b"poison"
+        qmgr.backout()
+    assert get(q) == b"healthy"  # the poison message no longer blocks the queue
+    qmgr.commit()
+    boq = drain(pymqi.Queue(qmgr, "Q.BOQ", ALL), wait_ms=2000)
+    assert [d for d, _ in boq] == [b"poison"] and boq[0][1].BackoutCount == 2
+    assert qmgr.queue_status("Q.POISON")["current_depth"] == 0
+
+
+def test_disconnect_commits_an_open_unit_of_work(mqk_servers, qmgr_name) -> None:
+    qm = pymqi.connect(qmgr_name)
+    qm.define_queue("Q.DISC")
+    put(pymqi.Queue(qm, "Q.DISC", ALL), b"committed by MQDISC")
+    qm.disconnect()
+    reader = pymqi.connect(qmgr_name)
+    try:
+        assert (
+            get(pymqi.Queue(reader, "Q.DISC", ALL), C.MQGMO_NO_SYNCPOINT, wait_ms=3000)
+            == b"committed by MQDISC"
+        )
+    finally:
+        reader.disconnect()
+
+
+def test_group_put_in_one_unit_of_work_and_got_with_all_msgs_available(qmgr) -> None:
+    """spec/groups-across-units-of-work.txt: four logical messages put in one UOW."""
+    qmgr.define_queue("Q.GRPUOW")
+    q = pymqi.Queue(qmgr, "Q.GRPUOW", ALL)
+    pmo = pymqi.PMO(Options=C.MQPMO_LOGICAL_ORDER | C.MQPMO_SYNCPOINT)
+    for i, flags in enumerate([C.MQMF_MSG_IN_GROUP] * 3 + [C.MQMF_LAST_MSG_IN_GROUP]):
+        q.put(f"part{i + 1}".encode(), pymqi.MD(MsgFlags=flags), pmo)
+    qmgr.commit()
+    gmo = pymqi.GMO(
+        Options=C.MQGMO_SYNCPOINT
+        | C.MQGMO_WAIT
+        | C.MQGMO_ALL_MSGS_AVAILABLE
+        | C.MQGMO_LOGICAL_ORDER,
+        WaitInterval=2000,
+        MatchOptions=C.MQMO_NONE,
+    )
+    got = [q.get(None, pymqi.MD(), gmo)]
+    while gmo.GroupStatus == C.MQGS_MSG_IN_GROUP:
+        got.append(q.get(None, pymqi.MD(), gmo))
+    qmgr.commit()
+    assert got == [b"part1", b"part2", b"part3", b"part4"]
+
+
+def test_inconsistent_uow_within_a_logical_order_group(qmgr) -> None:
+    qmgr.define_queue("Q.INCUOW")
+    q = pymqi.Queue(qmgr, "Q.INCUOW", ALL)
+    q.put(
+        b"1",
+        pymqi.MD(MsgFlags=C.MQMF_MSG_IN_GROUP),
+        pymqi.PMO(Options=C.MQPMO_LOGICAL_ORDER | C.MQPMO_SYNCPOINT),
+    )
+    with pytest.raises(pymqi.MQMIError) as exc:  # started in a UOW, continued outside
+        q.put(
+            b"2",
+            pymqi.MD(MsgFlags=C.MQMF_LAST_MSG_IN_GROUP),
+            pymqi.PMO(Options=C.MQPMO_LOGICAL_ORDER | C.MQPMO_NO_SYNCPOINT),
+        )
+    assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_INCONSISTENT_UOW)
+    q.put(
+        b"2",
+        pymqi.MD(MsgFlags=C.MQMF_LAST_MSG_IN_GROUP),
+        pymqi.PMO(Options=C.MQPMO_LOGICAL_ORDER | C.MQPMO_SYNCPOINT),
+    )
+    qmgr.commit()  # a group may span consecutive units of work on the same handle
+
+
+def test_redis_wipe_loses_nothing_and_delivers_nothing_twice(qmgr) -> None:
+    qmgr.define_queue("Q.WIPE")
+    q = pymqi.Queue(qmgr, "Q.WIPE", ALL)
+    for i in range(40):
+        put(q, f"m{i:02d}".encode(), C.MQPMO_NO_SYNCPOINT)
+    first = [get(q, C.MQGMO_NO_SYNCPOINT) for _ in range(15)]
+    in_uow = get(q)  # m15, held by an open unit of work
+    qmgr.get_handle().barrier()
+    qmgr.get_handle().redis.flushall()
+    with pytest.raises(pymqi.MQMIError) as exc:  # its locks died with Redis
+        qmgr.commit()
+    assert mqerror(exc) == (C.MQCC_WARNING, C.MQRC_BACKED_OUT)
+    fresh = pymqi.Queue(qmgr, "Q.WIPE", ALL)  # the definition comes back from Kafka too
+    rest = [d for d, _ in drain(fresh)]
+    assert in_uow == b"m15"
+    assert first + rest == [f"m{i:02d}".encode() for i in range(40)]
+    assert qmgr.queue_status("Q.WIPE")["current_depth"] == 0
