@@ -8,7 +8,11 @@ warning the MD and GMO are filled first, on a put warning they are not (as pymqi
 
 from __future__ import annotations
 
+import functools
 from typing import Any
+
+import redis
+from confluent_kafka import KafkaException
 
 from adapter.core import cmqc as _C
 from adapter.pymqi import CMQC
@@ -38,6 +42,21 @@ __mqbuild__ = "client"
 
 _INPUT = _C.MQOO_INPUT_AS_Q_DEF | _C.MQOO_INPUT_SHARED | _C.MQOO_INPUT_EXCLUSIVE
 _ACCESS = _INPUT | _C.MQOO_BROWSE | _C.MQOO_OUTPUT | _C.MQOO_INQUIRE | _C.MQOO_SET
+
+
+def _mqi(method):
+    """Server errors surface as MQRC_CONNECTION_BROKEN, never as a library traceback.
+    (A consuming claim is not retried blind: if its reply was lost, the message may
+    have gone, which is MQ's own outcome for a broken connection outside syncpoint.)"""
+
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any):
+        try:
+            return method(*args, **kwargs)
+        except (redis.RedisError, KafkaException) as exc:
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_CONNECTION_BROKEN) from exc
+
+    return call
 
 
 def _name(value: Any) -> str:
@@ -125,22 +144,26 @@ class QueueManager:
                 pass
 
     # -- units of work -------------------------------------------------------------
+    @_mqi
     def begin(self) -> None:
         """MQBEGIN: start the unit of work now (it also starts with the first syncpoint
         put or get). The queue manager coordinates it: there are no external resources."""
         self.get_handle().txn.begin()
 
+    @_mqi
     def commit(self) -> None:
         """MQCMIT. A unit of work that cannot commit is backed out: MQMIError(1, 2003)."""
         conn = self.get_handle()
         conn.barrier()
         conn.txn.commit()
 
+    @_mqi
     def backout(self) -> None:
         """MQBACK: puts forgotten, gets back on their queues with BackoutCount + 1."""
         self.get_handle().txn.backout()
 
     # -- MQPUT1 --------------------------------------------------------------------
+    @_mqi
     def put1(self, qDesc, msg, *opts) -> None:
         md_, pmo_ = (list(opts) + [None, None])[:2]
         q = Queue(self)
@@ -152,6 +175,7 @@ class QueueManager:
             q._handle = None
 
     # -- administration (DEFINE / DELETE QLOCAL, DISPLAY QSTATUS) ------------------
+    @_mqi
     def define_queue(self, name: str, replace: bool = False, **attributes: Any):
         from adapter.shim.catalog import QueueDef
 
@@ -161,12 +185,15 @@ class QueueManager:
             raise ValueError(f"unknown queue attribute: {exc}") from None
         return self.get_handle().define_queue(qdef, replace=replace)
 
+    @_mqi
     def delete_queue(self, name: str, purge: bool = False) -> None:
         self.get_handle().delete_queue(_name(name), purge=purge)
 
+    @_mqi
     def queue_status(self, name: str) -> dict:
         return self.get_handle().queue_status(_name(name))
 
+    @_mqi
     def inquire(self, attribute: int):
         if attribute == _C.MQCA_Q_MGR_NAME:
             return self.get_name().encode().ljust(_C.MQ_Q_MGR_NAME_LENGTH)
@@ -224,6 +251,7 @@ class Queue:
     getHandle = get_handle
 
     # -- MQPUT ---------------------------------------------------------------------
+    @_mqi
     def put(self, msg, *opts: Any) -> None:
         md_, pmo_ = (list(opts) + [None, None])[:2]
         handle = self._ensure_open(_C.MQOO_OUTPUT)
@@ -241,6 +269,7 @@ class Queue:
             raise MQMIError(_C.MQCC_WARNING, warning)
 
     # -- MQGET ---------------------------------------------------------------------
+    @_mqi
     def get(self, maxLength: int | None = None, *opts: Any, **kwargs: Any) -> bytes:
         md_, gmo_ = (list(opts) + [None, None])[:2]
         md_ = md_ if md_ is not None else MD()
@@ -290,6 +319,7 @@ class Queue:
     get_no_rfh2 = get_no_jms
 
     # -- MQCLOSE / MQINQ -----------------------------------------------------------
+    @_mqi
     def close(self, options: int = _C.MQCO_NONE) -> None:
         if self._handle is None:
             raise PYIFError("not open")
@@ -302,6 +332,7 @@ class Queue:
             raise MQMIError(comp, reason)
         self._handle = None
 
+    @_mqi
     def inquire(self, attribute: int):
         handle = self._ensure_open(_C.MQOO_INQUIRE)
         qdef, st = handle.qdef, handle.state

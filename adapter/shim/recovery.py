@@ -46,6 +46,21 @@ def _read_to_end(consumer: Consumer, parts: list[TopicPartition], on_record) -> 
                 done.add((t, p))
 
 
+def _await_decided(conn: Connection, queue: str) -> int:
+    """Wait (up to the transaction timeout) until no transaction on the ack log is
+    undecided, so every committed consumption is readable; returns that end offset."""
+    from adapter.shim.reconcile import _ends
+    from adapter.shim.uow import TXN_TIMEOUT_MS
+
+    tp = TopicPartition(naming.ack_topic(conn.qmgr, queue), 0)
+    deadline = time.monotonic() + TXN_TIMEOUT_MS / 1000 + 5
+    while True:
+        lso, hw = _ends(conn.admin, tp)
+        if lso >= hw or time.monotonic() > deadline:
+            return lso
+        time.sleep(0.1)
+
+
 def rebuild(conn: Connection, qdef: QueueDef) -> bool:
     """Rebuild unless another process is doing it; returns True if this call rebuilt."""
     r = conn.redis
@@ -60,6 +75,7 @@ def rebuild(conn: Connection, qdef: QueueDef) -> bool:
     try:
         conn.barrier()
         time.sleep(ACK_GRACE_S)
+        applied_to = _await_decided(conn, qdef.name)
         consumed: dict[str, set[int]] = {}
 
         def on_ack(msg) -> None:
@@ -99,6 +115,7 @@ def rebuild(conn: Connection, qdef: QueueDef) -> bool:
             if above:
                 pipe.zadd(prefix + "done:" + lane, {str(o): o for o in above})
         pipe.set(prefix + "depth", depth)
+        pipe.set(prefix + "ackpos", applied_to)  # reconcile continues from here
         pipe.set(prefix + "epoch", uuid.uuid4().hex)
         pipe.execute()
         return True

@@ -191,11 +191,20 @@ if n > 0 then redis.call('PUBLISH', p .. 'avail', n) end
 return n
 """
 
-# ARGV: lane, new_low. Raises the lane's low watermark and forgets offsets below it.
+# ARGV: lane, new_low. Raises the lane's low watermark and forgets offsets below it,
+# but never past a locked offset (a message in a unit of work, a browse lock): a
+# backout must find it above the watermark, available again.
 _ADVANCE = """
 local p = KEYS[1]
 local cur = tonumber(redis.call('HGET', p .. 'low', ARGV[1]) or '0')
 local new = tonumber(ARGV[2])
+local prefix = ARGV[1] .. ':'
+for _, c in ipairs(redis.call('HKEYS', p .. 'lock')) do
+  if string.sub(c, 1, #prefix) == prefix then
+    local off = tonumber(string.sub(c, #prefix + 1))
+    if off < new then new = off end
+  end
+end
 if new > cur then
   redis.call('HSET', p .. 'low', ARGV[1], new)
   redis.call('ZREMRANGEBYSCORE', p .. 'done:' .. ARGV[1], '-inf', '(' .. new)

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 from confluent_kafka import Producer
@@ -284,3 +283,23 @@ def test_redis_wipe_loses_nothing_and_delivers_nothing_twice(qmgr) -> None:
     assert in_uow == b"m15"
     assert first + rest == [f"m{i:02d}".encode() for i in range(40)]
     assert qmgr.queue_status("Q.WIPE")["current_depth"] == 0
+
+
+def test_watermark_never_passes_a_message_held_by_a_unit_of_work(qmgr) -> None:
+    """Many gets advance the low watermark; a message still held under syncpoint must
+    stay above it, so that a backout puts it back on the queue."""
+    from adapter.shim import handle as handle_mod
+
+    qmgr.define_queue("Q.HELD", max_depth=2000)
+    q = pymqi.Queue(qmgr, "Q.HELD", ALL)
+    for i in range(handle_mod.ADVANCE_EVERY + 50):
+        put(q, f"m{i:04d}".encode(), C.MQPMO_NO_SYNCPOINT)
+    held = get(q)  # m0000, in the unit of work
+    rest = [get(q, C.MQGMO_NO_SYNCPOINT) for _ in range(handle_mod.ADVANCE_EVERY + 10)]
+    assert held == b"m0000" and len(rest) == handle_mod.ADVANCE_EVERY + 10
+    qmgr.backout()
+    fresh = pymqi.Queue(qmgr, "Q.HELD", C.MQOO_INPUT_SHARED)
+    assert get(fresh, C.MQGMO_NO_SYNCPOINT) == b"m0000"
+    remaining = len(drain(fresh))
+    assert remaining == 50 - 10 - 1  # put: EVERY + 50; got: held + EVERY + 10
+    assert qmgr.queue_status("Q.HELD")["current_depth"] == 0
