@@ -9,6 +9,7 @@ warning the MD and GMO are filled first, on a put warning they are not (as pymqi
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any
 
 import redis
@@ -137,6 +138,10 @@ class QueueManager:
             return False
 
     def __del__(self) -> None:
+        # At interpreter exit no I/O: the application ended without MQDISC, so (as in
+        # MQ) its unit of work is backed out, by lease expiry and transaction timeout.
+        if sys.is_finalizing():
+            return
         if getattr(self, "_conn", None) is not None and self._disconnect_on_exit:
             try:
                 self.disconnect()
@@ -355,6 +360,8 @@ class Queue:
         return values[attribute]()
 
     def __del__(self) -> None:
+        if sys.is_finalizing():
+            return
         handle = getattr(self, "_handle", None)
         if handle is not None and handle != "closed":
             try:

@@ -6,12 +6,14 @@ that stay unreachable give MQRC_CONNECTION_BROKEN (2009), never a hang.
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import json
 import os
 import threading
 import time
 import uuid
+import weakref
 from collections import defaultdict
 
 import redis
@@ -59,6 +61,21 @@ def _quiet_logger():
     log.addHandler(logging.NullHandler())
     log.propagate = False
     return log
+
+
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _application_ended() -> None:
+    """The application ends without MQDISC: its puts and consumption reach Kafka, and
+    its unit of work is backed out, as MQ does for an application that ends normally
+    without disconnecting. (Runs before interpreter finalisation, threads still alive.)"""
+    for conn in list(_LIVE):
+        try:
+            conn.end_without_disconnect()
+        except Exception:  # noqa: BLE001 - best effort at exit; leases cover the rest
+            pass
 
 
 class Connection:
@@ -123,6 +140,7 @@ class Connection:
         self.txn = Transactions(self, transactional_id or os.environ.get("MQK_TRANSACTIONAL_ID"))
         self._pump = threading.Thread(target=self._pump_loop, name="mqk-pump", daemon=True)
         self._pump.start()
+        _LIVE.add(self)
 
     # ------------------------------------------------------------------ plumbing
     def _check_reachable(self) -> None:
@@ -269,12 +287,24 @@ class Connection:
         MQRC_BACKED_OUT), as the queue manager does for a coordinated unit of work."""
         if self._closed.is_set():
             return
+        self._closed.set()
+        self._pump.join(2)  # the pump renews leases under the unit of work's lock
         try:
+            self.producer.poll(0)
             self.barrier()
             self.txn.commit()
         finally:
-            self._closed.set()
-            self._pump.join(2)
+            self.redis.close()
+
+    def end_without_disconnect(self) -> None:
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        self._pump.join(2)
+        try:
+            self.barrier()
+        finally:
+            self.txn.backout()
             self.redis.close()
 
     # ------------------------------------------------------------------ catalog

@@ -18,7 +18,8 @@ from confluent_kafka.admin import OffsetSpec
 
 from adapter.shim import naming
 
-LOCK_TTL_S = 30
+# Short: a process killed while reconciling must not block everyone else for long.
+LOCK_TTL_S = 5
 
 
 def _ends(admin, tp: TopicPartition) -> tuple[int, int]:
@@ -54,25 +55,26 @@ def read_acks(conn, queue: str, start: int, end: int) -> dict[str, set[int]]:
     return consumed
 
 
-def reconcile(conn, queue: str) -> bool:
-    """Returns True if it ran to the end (False: another process is at it, or a
-    transaction on the ack log is undecided; the caller tries again later)."""
+def reconcile(conn, queue: str) -> int:
+    """Returns how many messages changed state (consumed or released); 0 also when
+    another process is at it or a transaction on the ack log is undecided (the caller
+    tries again later)."""
     r = conn.redis
     st = conn.state(queue)
     lock_key = naming.key_prefix(conn.qmgr, queue) + "reconcile"
     if not r.set(lock_key, conn.conn_id, nx=True, ex=LOCK_TTL_S):
-        return False
+        return 0
     try:
         stale = st.stale_locks()
         tp = TopicPartition(naming.ack_topic(conn.qmgr, queue), 0)
         lso, hw = _ends(conn.admin, tp)
         if lso < hw:
-            return False  # someone's commit or abort is in flight: decide later
+            return 0  # someone's commit or abort is in flight: decide later
         start = st.ack_position()
+        changed = 0
         for lane, offsets in read_acks(conn, queue, start, lso).items():
-            st.apply_consumed([f"{lane}:{o}" for o in sorted(offsets)])
+            changed += st.apply_consumed([f"{lane}:{o}" for o in sorted(offsets)])
         st.set_ack_position(max(start, lso))
-        st.reclaim(stale)
-        return True
+        return changed + st.reclaim(stale)
     finally:
         r.delete(lock_key)

@@ -170,9 +170,14 @@ class Transactions:
         self.begin().gets.append(HeldGet(handle, queue, cand, item, env))
 
     def renew(self) -> None:
-        """Called by the connection's pump: keep the locks of a long unit of work."""
-        with self.lock:
+        """Called by the connection's pump: keep the locks of a long unit of work.
+        Never waits for the lock: the application thread may be committing."""
+        if not self.lock.acquire(blocking=False):
+            return
+        try:
             self._renew()
+        finally:
+            self.lock.release()
 
     def _renew(self) -> None:
         uow = self.current

@@ -87,10 +87,16 @@ def _run_crash(qmgr, qmgr_name: str, messages: int, kills: int, seed: int) -> No
     final = _spawn(args, env)
     out, err = final.communicate(timeout=600)
     assert final.returncode == 0 and "drained" in out, err
+    st = qmgr.get_handle().state("CRASH.A")
+    left = {
+        "depth": st.depth(),
+        "locks": st.r.hgetall(st.prefix + "lock"),
+        "reconcile": st.r.get(st.prefix + "reconcile"),
+    }
     assert killed >= min(kills, 1)
     got = [d for d, _ in drain(pymqi.Queue(qmgr, "CRASH.B", C.MQOO_INPUT_SHARED), wait_ms=2000)]
     assert len(got) == len(set(got)), f"{len(got) - len(set(got))} delivered twice"
-    assert sorted(got) == [b"done:" + m for m in sent], f"{messages - len(set(got))} lost"
+    assert sorted(got) == [b"done:" + m for m in sent], f"{messages - len(set(got))} lost {left}"
     assert qmgr.queue_status("CRASH.A")["current_depth"] == 0
 
 

@@ -1,0 +1,456 @@
+"""MQGET on a queue handle: the rules core selects, Redis claims, the envelope becomes
+the returned MQMD. Browse cursors, locks, truncation, expiry discard with reports,
+syncpoint gets held by the unit of work, and the BOTHRESH requeue."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass
+
+from mqk_avro import codec
+
+from adapter.core import cmqc as C
+from adapter.core import expiry as exp
+from adapter.core import getrules as gr
+from adapter.core.model import Item, id24
+from adapter.pymqi.errors import MQMIError
+from adapter.pymqi.structs import mqchar
+from adapter.shim import naming
+from adapter.shim.errors import fail
+from adapter.shim.reader import QueueReader, cand_of, lane_of
+from adapter.shim.state import NoEpochError
+from adapter.shim.uow import LEASE_MS
+
+# Candidates offered to one claim script call: enough to get past the messages other
+# getters took since this handle last looked, without shipping the whole queue.
+CLAIM_BATCH = 16
+# How often (consumed messages) a handle raises the low watermarks it can prove.
+ADVANCE_EVERY = 512
+# A get trusts a view this fresh; older, it first reads what was committed meanwhile
+# (so a higher-priority message put just before the get is not overtaken).
+STALE_VIEW_S = 0.1
+DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
+INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
+
+RETRY = object()  # a claim found candidates gone: the view changed, select again
+
+
+@dataclass
+class GetResult:
+    data: bytes
+    md: dict  # MQMD fields to write into the caller's MD
+    gmo: dict  # GMO output fields
+    warning: int | None  # reason of an MQCC_WARNING completion
+    original_length: int
+
+
+class Getting:
+    """The MQGET half of QueueHandle (which supplies conn, qdef, name, state, cursors)."""
+
+    @property
+    def reader(self) -> QueueReader:
+        if self._reader is None:
+            self._reader = QueueReader(
+                self.conn.consumer_conf(), self.conn.qmgr, self.qdef, self.state
+            )
+        return self._reader
+
+    def get(self, max_length: int | None, md, gmo) -> GetResult:
+        opts = gmo.Options
+        req = gr.GetRequest(
+            options=opts,
+            match_options=gmo.MatchOptions,
+            msg_id=id24(md.MsgId),
+            correl_id=id24(md.CorrelId),
+            group_id=id24(md.GroupId) if md.Version >= 2 else C.MQGI_NONE,
+            seq=md.MsgSeqNumber if md.Version >= 2 else 1,
+            offset=md.Offset if md.Version >= 2 else 0,
+            gmo_version=gmo.Version,
+            md_version=md.Version,
+        )
+        browsing = bool(
+            opts & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+        )
+        if browsing and not self.options & C.MQOO_BROWSE:
+            raise fail(C.MQRC_NOT_OPEN_FOR_BROWSE)
+        if not browsing and not self.options & INPUT:
+            raise fail(C.MQRC_NOT_OPEN_FOR_INPUT)
+        if not browsing and self.qdef.get_inhibited:
+            raise fail(C.MQRC_GET_INHIBITED)
+        if opts & C.MQGMO_SYNCPOINT and not browsing:
+            self.conn.txn.begin()  # MQRC_BACKED_OUT if the unit of work can no longer commit
+        if opts & C.MQGMO_WAIT and gmo.WaitInterval < C.MQWI_UNLIMITED:
+            raise fail(C.MQRC_WAIT_INTERVAL_ERROR)
+        if opts & C.MQGMO_UNLOCK:
+            self._unlock()
+            return None  # type: ignore[return-value]
+        cursor = self.browse_cursor if browsing else self.get_cursor
+        failure = gr.check_request(cursor, req)
+        if failure is not None:
+            raise MQMIError(*failure)
+        if max_length is None and opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+            max_length = 0  # pymqi passes a zero-length buffer in that case
+        reader = self.reader
+        stale = time.monotonic() - reader.caught_up_at > STALE_VIEW_S
+        if len(self.conn.producer) or self.conn.pending_puts:
+            self.conn.barrier()  # this connection's own puts are visible to its gets
+            stale = True
+        wait_ms = gmo.WaitInterval if opts & C.MQGMO_WAIT else 0
+        deadline = None if wait_ms == C.MQWI_UNLIMITED else time.monotonic() + wait_ms / 1000
+        if stale:
+            reader.catch_up(self.conn.admin)
+        else:
+            reader.pump(0)
+        fresh = stale
+        while True:
+            result = self._attempt(req, browsing, max_length)
+            while result is RETRY:  # the view changed under the claim: select again
+                result = self._attempt(req, browsing, max_length)
+            if result is not None:
+                return result
+            if not fresh:
+                # Nothing in the view: make sure nothing committed is still unread.
+                reader.catch_up(self.conn.admin)
+                fresh = True
+                continue
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                if browsing:
+                    self.browse_cursor = gr.no_message(self.browse_cursor, req)
+                raise fail(C.MQRC_NO_MSG_AVAILABLE)
+            # Block in Kafka's fetch: a new record wakes us at once.
+            reader.pump(min(0.05, remaining) if remaining is not None else 0.05)
+
+    def _attempt(
+        self, req: gr.GetRequest, browsing: bool, max_length: int | None
+    ) -> GetResult | None:
+        plain = self._plain(req, browsing, max_length)
+        if plain and self._ahead:
+            result = self._from_buffer(req)
+            if result is not None:
+                return result
+        reader = self.reader
+        view = reader.view
+        now = int(time.time() * 1000)
+        # MSG_UNDER_CURSOR finds its message with the browse cursor.
+        sel_cursor = self.browse_cursor if (browsing or req.under_cursor) else self.get_cursor
+        batch: list[Item] = []
+        expired: list[Item] = []
+        first_error = None
+        for item in gr.candidates(view, sel_cursor, req):
+            if exp.is_expired(item.put_ms, item.expiry, now):
+                expired.append(item)
+                if len(expired) >= CLAIM_BATCH:
+                    break
+                continue
+            failure = gr.check_item(item, sel_cursor, req)
+            if failure is not None:
+                if not batch:
+                    first_error = failure
+                break
+            batch.append(item)
+            if len(batch) >= CLAIM_BATCH:
+                break
+        if expired:
+            self._discard_expired(expired)
+            if not batch and first_error is None:
+                return RETRY
+        if first_error is not None:
+            raise MQMIError(*first_error)
+        if not batch:
+            if req.under_cursor:
+                raise fail(C.MQRC_NO_MSG_UNDER_CURSOR)
+            return None
+        try:
+            if browsing:
+                return self._browse(batch, req, max_length)
+            if plain and batch[0].persistence == C.MQPER_NOT_PERSISTENT:
+                result = self._read_ahead(batch[0], req)
+                if result is not None:
+                    return result
+            return self._remove(batch, req, max_length)
+        except NoEpochError:
+            from adapter.shim.recovery import rebuild
+
+            rebuild(self.conn, self.qdef)
+            return RETRY
+
+    def _claimer(self, req: gr.GetRequest, item: Item) -> tuple[str, bool]:
+        """(lock owner, consume now?) for removing `item`: under syncpoint the unit of
+        work holds a leased lock until commit; outside it the message goes at once."""
+        if gr.get_in_uow(req, item):
+            return self.conn.txn.begin().owner, False
+        return self.handle_id, True
+
+    def _stale(self, res) -> object | None:
+        """Candidates whose lock outlived its owner: reconcile, then select again."""
+        if res.locked and self.state.stale_locks():
+            from adapter.shim.reconcile import reconcile
+
+            if reconcile(self.conn, self.name) > 0:  # something changed: look again
+                return RETRY
+        return None
+
+    def _remove(
+        self, batch: list[Item], req: gr.GetRequest, max_length: int | None
+    ) -> GetResult | None:
+        reader, st = self.reader, self.state
+        accept = bool(req.options & C.MQGMO_ACCEPT_TRUNCATED_MSG)
+        if req.complete_msg:
+            progressed = False
+            for item in batch:
+                segments = gr.complete_message(reader.view, item)
+                if not segments:
+                    continue
+                total = sum(s.length for s in segments)
+                if max_length is not None and total > max_length and not accept:
+                    if st.peek([cand_of(item.key)], self.handle_id)[0] in (0, 3):
+                        raise self._truncated_failure(item, segments, req, max_length)
+                    continue
+                owner, consume = self._claimer(req, item)
+                res = st.claim(
+                    [cand_of(s.key) for s in segments],
+                    owner,
+                    consume=consume,
+                    lease_ms=LEASE_MS,
+                    all_or_nothing=True,
+                )
+                if res.index is None:
+                    for i in res.gone:
+                        reader.forget(segments[i].key)
+                    progressed = progressed or bool(res.gone) or self._stale(res) is RETRY
+                    continue
+                return self._deliver(
+                    item, segments, req, max_length, removed=True, in_uow=not consume
+                )
+            return RETRY if progressed else None
+        # One claim takes the first free candidate; all of them must be removed the same
+        # way (SYNCPOINT_IF_PERSISTENT decides per message), so the run stops at a change.
+        owner, consume = self._claimer(req, batch[0])
+        batch = [i for i in batch if gr.get_in_uow(req, i) == (not consume)] or batch[:1]
+        # Messages that would be truncated without ACCEPT_TRUNCATED_MSG stay on the queue
+        # (MQRC_TRUNCATED_MSG_FAILED): claim only up to the first of them.
+        fits = batch
+        too_big = None
+        if max_length is not None and not accept:
+            for i, item in enumerate(batch):
+                if item.length > max_length:
+                    fits, too_big = batch[:i], item
+                    break
+        if fits:
+            res = st.claim(
+                [cand_of(i.key) for i in fits], owner, consume=consume, lease_ms=LEASE_MS
+            )
+            for i in res.gone:
+                reader.forget(fits[i].key)
+            if res.index is not None:
+                item = fits[res.index]
+                if not consume and self._requeue_poison(item, owner):
+                    return RETRY
+                return self._deliver(
+                    item, [item], req, max_length, removed=True, in_uow=not consume
+                )
+            if res.gone:
+                return RETRY  # others took these: the view changed, look again
+            if self._stale(res) is RETRY:
+                return RETRY
+        if too_big is not None and st.peek([cand_of(too_big.key)], self.handle_id)[0] in (0, 3):
+            raise self._truncated_failure(too_big, [too_big], req, max_length)
+        return None
+
+    def _requeue_poison(self, item: Item, owner: str) -> bool:
+        """BOTHRESH / BOQNAME: a message backed out that many times moves to the backout
+        requeue queue (else SYSTEM.DEAD.LETTER.QUEUE, if defined) inside the same unit of
+        work, so it cannot block the queue. False: deliver it as usual."""
+        threshold = self.qdef.backout_threshold
+        if threshold <= 0:
+            return False
+        cand = cand_of(item.key)
+        count = self.reader.envelopes[item.key]["BackoutCount"] + self.state.backout_count(cand)
+        if count < threshold:
+            return False
+        target = None
+        for name in (self.qdef.backout_requeue_q, DEAD_LETTER_QUEUE):
+            if name and name != self.name and self.conn.lookup_queue(name) is not None:
+                target = name
+                break
+        if target is None:
+            return False
+        env = dict(self.reader.envelopes[item.key], BackoutCount=count)
+        key = env["GroupId"] if env["GroupId"] != C.MQGI_NONE else env["MsgId"]
+        topic = naming.data_topic(self.conn.qmgr, target, min(max(env["Priority"], 0), 9))
+        self.conn.txn.produce(target, topic, key, codec.encode(env))
+        self.conn.txn.hold(self, self.name, cand, item, self.reader.envelopes[item.key])
+        self.reader.forget(item.key)
+        return True
+
+    def _browse(
+        self, batch: list[Item], req: gr.GetRequest, max_length: int | None
+    ) -> GetResult | None:
+        reader, st = self.reader, self.state
+        statuses = st.peek([cand_of(i.key) for i in batch], self.handle_id)
+        progressed = False
+        for item, status in zip(batch, statuses, strict=True):
+            if status == 1:
+                reader.forget(item.key)
+                progressed = True
+                continue
+            if status in (2, 4):
+                continue  # locked by another handle (or in its unit of work): invisible
+            segments = gr.complete_message(reader.view, item) if req.complete_msg else [item]
+            if not segments:
+                continue
+            if req.options & C.MQGMO_LOCK:
+                self._unlock()
+                res = st.claim([cand_of(item.key)], self.handle_id, consume=False, lease_ms=600_000)
+                if res.index is None:
+                    continue
+                self._locked = cand_of(item.key)
+            return self._deliver(item, segments, req, max_length, removed=False)
+        return RETRY if progressed else None
+
+    def _unlock(self) -> None:
+        if self._locked is not None:
+            self.state.release([self._locked], self.handle_id)
+            self._locked = None
+
+    def _truncated_failure(self, item, segments, req, max_length) -> MQMIError:
+        result = self._deliver(item, segments, req, max_length, removed=False, move=False)
+        err = MQMIError(
+            C.MQCC_WARNING,
+            C.MQRC_TRUNCATED_MSG_FAILED,
+            message=result.data,
+            original_length=result.original_length,
+        )
+        err.result = result
+        return err
+
+    def _deliver(
+        self,
+        item: Item,
+        segments: list[Item],
+        req: gr.GetRequest,
+        max_length: int | None,
+        *,
+        removed: bool,
+        move: bool = True,
+        env: dict | None = None,
+        in_uow: bool = False,
+    ) -> GetResult:
+        reader = self.reader
+        if env is not None:  # from the read-ahead buffer: consumed and logged already
+            return self._result(item, env, env["Payload"], req, max_length, True, move)
+        env = reader.envelopes[item.key]
+        data = (
+            b"".join(reader.envelopes[s.key]["Payload"] for s in segments)
+            if len(segments) > 1
+            else env["Payload"]
+        )
+        if removed:
+            for s in segments:
+                if in_uow:  # its consumption commits with the unit of work
+                    self.conn.txn.hold(self, self.name, cand_of(s.key), s, reader.envelopes[s.key])
+                else:
+                    self.conn.record_ack(self.name, lane_of(s.key), s.key[2])
+                reader.forget(s.key)
+            self._forgotten += len(segments)
+        return self._result(item, env, data, req, max_length, removed, move)
+
+    def _result(
+        self,
+        item: Item,
+        env: dict,
+        data: bytes,
+        req: gr.GetRequest,
+        max_length: int | None,
+        removed: bool,
+        move: bool,
+    ) -> GetResult:
+        if self._forgotten >= ADVANCE_EVERY:
+            self._advance_watermarks()
+        warning = None
+        original_length = len(data)
+        if max_length is not None and len(data) > max_length:
+            data = data[:max_length]
+            warning = C.MQRC_TRUNCATED_MSG_ACCEPTED if removed else C.MQRC_TRUNCATED_MSG_FAILED
+        now = int(time.time() * 1000)
+        md = {
+            "MsgId": env["MsgId"],
+            "CorrelId": env["CorrelId"],
+            "GroupId": env["GroupId"],
+            "MsgSeqNumber": env["MsgSeqNumber"],
+            "Offset": env["Offset"],
+            "MsgFlags": gr.returned_flags(item, req),
+            "OriginalLength": env["OriginalLength"],
+            "Persistence": env["Persistence"],
+            "Priority": env["Priority"],
+            "Expiry": exp.remaining_tenths(env["PutTimestamp"], env["Expiry"], now),
+            "Format": mqchar(env["Format"], 8),
+            "CodedCharSetId": env["CodedCharSetId"],
+            "Encoding": env["Encoding"],
+            "MsgType": env["MsgType"],
+            "Report": env["Report"],
+            "Feedback": env["Feedback"],
+            "ReplyToQ": mqchar(env["ReplyToQ"], 48),
+            "ReplyToQMgr": mqchar(env["ReplyToQMgr"], 48),
+            "UserIdentifier": mqchar(env["UserIdentifier"], 12),
+            "AccountingToken": env["AccountingToken"],
+            "ApplIdentityData": mqchar(env["ApplIdentityData"], 32),
+            "PutApplType": env["PutApplType"],
+            "PutApplName": mqchar(env["PutApplName"], 28),
+            "ApplOriginData": mqchar(env["ApplOriginData"], 4),
+            "BackoutCount": env["BackoutCount"] + self.state.backout_count(cand_of(item.key))
+            if removed
+            else env["BackoutCount"],
+        }
+        stamp = dt.datetime.fromtimestamp(env["PutTimestamp"] / 1000, dt.UTC)
+        md["PutDate"] = stamp.strftime("%Y%m%d").encode()
+        md["PutTime"] = (stamp.strftime("%H%M%S") + f"{stamp.microsecond // 10000:02d}").encode()
+        group_status, segment_status, segmentation = gr.gmo_status(item, req)
+        gmo = {
+            "GroupStatus": group_status,
+            "SegmentStatus": segment_status,
+            "Segmentation": segmentation,
+            "ReturnedLength": len(data),
+        }
+        if move:
+            browsing = req.browse or bool(req.options & C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+            if browsing:
+                self.browse_cursor = gr.advance(self.browse_cursor, item, req)
+            else:
+                table2 = gr.get_warning(self.get_cursor, req, item)
+                if table2 is not None and warning is None:
+                    warning = table2[1]
+                self.get_cursor = gr.advance(self.get_cursor, item, req)
+        return GetResult(data, md, gmo, warning, original_length)
+
+    def _discard_expired(self, items: list[Item]) -> None:
+        """Expired messages a get met: removed (outside any unit of work) and reported."""
+        reader, st = self.reader, self.state
+        for item in items:
+            res = st.claim([cand_of(item.key)], self.handle_id, consume=True)
+            if res.index is None:
+                if res.gone:
+                    reader.forget(item.key)
+                continue
+            env = reader.envelopes.get(item.key)
+            self.conn.record_ack(self.name, lane_of(item.key), item.key[2])
+            reader.forget(item.key)
+            if env is not None and exp.wants_expiry_report(env["Report"]):
+                self.conn.put_report(
+                    env, exp.expiry_report_fields(env, new_msg_id=self.conn.new_msg_id())
+                )
+
+    def _advance_watermarks(self) -> None:
+        self._forgotten = 0
+        known = self.state.lows()
+        lows = self.reader.low_watermarks()
+        for item in self._ahead:  # buffered messages may still be given back at MQCLOSE
+            lane = lane_of(item.key)
+            lows[lane] = min(lows.get(lane, item.key[2]), item.key[2])
+        for lane, low in lows.items():
+            if low > known.get(lane, 0):
+                self.state.advance(lane, low)
+
+    # ------------------------------------------------------------------ close
