@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
 from adapter.core.match import ALL_MATCH_OPTIONS, matches
-from adapter.core.model import Item, group_status, id24, segment_status, segmentation_status
+from adapter.core.model import Item, flag_statuses, id24
 from adapter.core.reassembly import reassembled_flags
 from adapter.core.view import QueueView
 
@@ -419,5 +419,4 @@ def returned_flags(item: Item, req: GetRequest) -> int:
 
 def gmo_status(item: Item, req: GetRequest) -> tuple[int, int, int]:
     """(GroupStatus, SegmentStatus, Segmentation) for the GMO of a successful get."""
-    shown = replace(item, flags=returned_flags(item, req))
-    return group_status(shown), segment_status(shown), segmentation_status(shown)
+    return flag_statuses(returned_flags(item, req))

@@ -91,23 +91,36 @@ class Item:
         return (self.group_id, self.seq)
 
 
+def flag_statuses(flags: int) -> tuple[int, int, int]:
+    """(GroupStatus, SegmentStatus, Segmentation) shown for a message with these MsgFlags.
+    A one-message group is 'last' too; a segmented message that is not in a group is
+    NOT_IN_GROUP (it only has a GroupId); LAST_SEGMENT also for a single segment."""
+    if not flags & GROUP_FLAGS:
+        group = C.MQGS_NOT_IN_GROUP
+    elif flags & C.MQMF_LAST_MSG_IN_GROUP:
+        group = C.MQGS_LAST_MSG_IN_GROUP
+    else:
+        group = C.MQGS_MSG_IN_GROUP
+    if not flags & SEGMENT_FLAGS:
+        segment = C.MQSS_NOT_A_SEGMENT
+    elif flags & C.MQMF_LAST_SEGMENT:
+        segment = C.MQSS_LAST_SEGMENT
+    else:
+        segment = C.MQSS_SEGMENT
+    allowed = C.MQSEG_ALLOWED if flags & C.MQMF_SEGMENTATION_ALLOWED else C.MQSEG_INHIBITED
+    return group, segment, allowed
+
+
 def group_status(item: Item) -> int:
-    """GMO GroupStatus for a retrieved item. A one-message group is 'last' too, and a
-    segmented message that is not in a group is NOT_IN_GROUP (it only has a GroupId)."""
-    if not item.in_group:
-        return C.MQGS_NOT_IN_GROUP
-    return C.MQGS_LAST_MSG_IN_GROUP if item.last_in_group else C.MQGS_MSG_IN_GROUP
+    """GMO GroupStatus for a retrieved item."""
+    return flag_statuses(item.flags)[0]
 
 
 def segment_status(item: Item) -> int:
-    """GMO SegmentStatus; LAST_SEGMENT also for a logical message of a single segment."""
-    if not item.is_segment:
-        return C.MQSS_NOT_A_SEGMENT
-    return C.MQSS_LAST_SEGMENT if item.last_segment else C.MQSS_SEGMENT
+    """GMO SegmentStatus for a retrieved item."""
+    return flag_statuses(item.flags)[1]
 
 
 def segmentation_status(item: Item) -> int:
     """GMO Segmentation: whether further segmentation is allowed for the item."""
-    if item.flags & C.MQMF_SEGMENTATION_ALLOWED:
-        return C.MQSEG_ALLOWED
-    return C.MQSEG_INHIBITED
+    return flag_statuses(item.flags)[2]

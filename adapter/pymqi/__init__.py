@@ -41,6 +41,7 @@ __all__ = [
 __version__ = "0.1.0"
 __mqbuild__ = "client"
 
+_MD_V2_FIELDS = {"GroupId", "MsgSeqNumber", "Offset", "MsgFlags", "OriginalLength"}
 _INPUT = _C.MQOO_INPUT_AS_Q_DEF | _C.MQOO_INPUT_SHARED | _C.MQOO_INPUT_EXCLUSIVE
 _ACCESS = _INPUT | _C.MQOO_BROWSE | _C.MQOO_OUTPUT | _C.MQOO_INQUIRE | _C.MQOO_SET
 
@@ -301,13 +302,12 @@ class Queue:
 
     @staticmethod
     def _fill(result, md_: MD, gmo_: GMO) -> None:
-        for field, value in result.md.items():
-            if (
-                field in ("GroupId", "MsgSeqNumber", "Offset", "MsgFlags", "OriginalLength")
-                and md_.Version < _C.MQMD_VERSION_2
-            ):
-                continue
-            md_[field] = value
+        # The shim built these values at their MQ types and widths (24-byte ids, blank-
+        # padded MQCHARs), so they go straight into the MD, without a second coercion.
+        if md_.Version >= _C.MQMD_VERSION_2:
+            md_.__dict__.update(result.md)
+        else:  # a version-1 MD has no group fields
+            md_.__dict__.update({k: v for k, v in result.md.items() if k not in _MD_V2_FIELDS})
         if gmo_.Version >= _C.MQGMO_VERSION_2:
             gmo_.GroupStatus = result.gmo["GroupStatus"]
             gmo_.SegmentStatus = result.gmo["SegmentStatus"]

@@ -127,6 +127,7 @@ class Connection:
         self._defs: dict[str, QueueDef] = {}
         self._depth_deltas: dict[str, int] = defaultdict(int)
         self._depth_lock = threading.Lock()
+        self._in_flight = 0
         self.async_errors: list[Exception] = []
         # Consumption not yet written to the queues' ack logs: {queue: {lane: [offsets]}}.
         self._acks: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
@@ -169,10 +170,19 @@ class Connection:
                 self.async_errors.append(exc)
                 time.sleep(0.1)
 
+    def put_sent(self) -> None:
+        with self._depth_lock:
+            self._in_flight += 1
+
+    def put_settled(self) -> None:
+        with self._depth_lock:
+            self._in_flight -= 1
+
     @property
-    def pending_puts(self) -> bool:
-        """Puts counted but not yet pushed to Redis (they may still be in flight)."""
-        return bool(self._depth_deltas)
+    def puts_in_flight(self) -> bool:
+        """Async puts of this connection not yet acknowledged by the broker: a get on
+        this connection must wait for them (read-your-writes), acks and reports need not."""
+        return self._in_flight > 0
 
     def count_put(self, queue: str, n: int = 1) -> None:
         with self._depth_lock:

@@ -4,7 +4,6 @@ syncpoint gets held by the unit of work, and the BOTHRESH requeue."""
 
 from __future__ import annotations
 
-import datetime as dt
 import time
 from dataclasses import dataclass
 
@@ -15,9 +14,9 @@ from adapter.core import expiry as exp
 from adapter.core import getrules as gr
 from adapter.core.model import Item, id24
 from adapter.pymqi.errors import MQMIError
-from adapter.pymqi.structs import mqchar
 from adapter.shim import naming
 from adapter.shim.errors import fail
+from adapter.shim.mdfields import pad_mqchar, put_date_time
 from adapter.shim.reader import QueueReader, cand_of, lane_of
 from adapter.shim.state import NoEpochError
 from adapter.shim.uow import LEASE_MS
@@ -32,6 +31,7 @@ ADVANCE_EVERY = 512
 STALE_VIEW_S = 0.1
 DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
 INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
+
 
 RETRY = object()  # a claim found candidates gone: the view changed, select again
 
@@ -93,7 +93,7 @@ class Getting:
             max_length = 0  # pymqi passes a zero-length buffer in that case
         reader = self.reader
         stale = time.monotonic() - reader.caught_up_at > STALE_VIEW_S
-        if len(self.conn.producer) or self.conn.pending_puts:
+        if self.conn.puts_in_flight:
             self.conn.barrier()  # this connection's own puts are visible to its gets
             stale = True
         wait_ms = gmo.WaitInterval if opts & C.MQGMO_WAIT else 0
@@ -222,7 +222,13 @@ class Getting:
                     progressed = progressed or bool(res.gone) or self._stale(res) is RETRY
                     continue
                 return self._deliver(
-                    item, segments, req, max_length, removed=True, in_uow=not consume
+                    item,
+                    segments,
+                    req,
+                    max_length,
+                    removed=True,
+                    in_uow=not consume,
+                    backout=res.backout,
                 )
             return RETRY if progressed else None
         # One claim takes the first free candidate; all of them must be removed the same
@@ -246,10 +252,16 @@ class Getting:
                 reader.forget(fits[i].key)
             if res.index is not None:
                 item = fits[res.index]
-                if not consume and self._requeue_poison(item, owner):
+                if not consume and self._requeue_poison(item, res.backout):
                     return RETRY
                 return self._deliver(
-                    item, [item], req, max_length, removed=True, in_uow=not consume
+                    item,
+                    [item],
+                    req,
+                    max_length,
+                    removed=True,
+                    in_uow=not consume,
+                    backout=res.backout,
                 )
             if res.gone:
                 return RETRY  # others took these: the view changed, look again
@@ -259,7 +271,7 @@ class Getting:
             raise self._truncated_failure(too_big, [too_big], req, max_length)
         return None
 
-    def _requeue_poison(self, item: Item, owner: str) -> bool:
+    def _requeue_poison(self, item: Item, backout: int) -> bool:
         """BOTHRESH / BOQNAME: a message backed out that many times moves to the backout
         requeue queue (else SYSTEM.DEAD.LETTER.QUEUE, if defined) inside the same unit of
         work, so it cannot block the queue. False: deliver it as usual."""
@@ -267,7 +279,7 @@ class Getting:
         if threshold <= 0:
             return False
         cand = cand_of(item.key)
-        count = self.reader.envelopes[item.key]["BackoutCount"] + self.state.backout_count(cand)
+        count = self.reader.envelopes[item.key]["BackoutCount"] + backout
         if count < threshold:
             return False
         target = None
@@ -337,10 +349,13 @@ class Getting:
         move: bool = True,
         env: dict | None = None,
         in_uow: bool = False,
+        backout: int = 0,
     ) -> GetResult:
+        """`backout`: the BackoutCount Redis returned with the claim (added to the one
+        the message carried when it was put, e.g. by a requeue)."""
         reader = self.reader
         if env is not None:  # from the read-ahead buffer: consumed and logged already
-            return self._result(item, env, env["Payload"], req, max_length, True, move)
+            return self._result(item, env, env["Payload"], req, max_length, True, move, backout)
         env = reader.envelopes[item.key]
         data = (
             b"".join(reader.envelopes[s.key]["Payload"] for s in segments)
@@ -355,7 +370,7 @@ class Getting:
                     self.conn.record_ack(self.name, lane_of(s.key), s.key[2])
                 reader.forget(s.key)
             self._forgotten += len(segments)
-        return self._result(item, env, data, req, max_length, removed, move)
+        return self._result(item, env, data, req, max_length, removed, move, backout)
 
     def _result(
         self,
@@ -366,6 +381,7 @@ class Getting:
         max_length: int | None,
         removed: bool,
         move: bool,
+        backout: int = 0,
     ) -> GetResult:
         if self._forgotten >= ADVANCE_EVERY:
             self._advance_watermarks()
@@ -386,27 +402,23 @@ class Getting:
             "Persistence": env["Persistence"],
             "Priority": env["Priority"],
             "Expiry": exp.remaining_tenths(env["PutTimestamp"], env["Expiry"], now),
-            "Format": mqchar(env["Format"], 8),
+            "Format": pad_mqchar(env["Format"], 8),
             "CodedCharSetId": env["CodedCharSetId"],
             "Encoding": env["Encoding"],
             "MsgType": env["MsgType"],
             "Report": env["Report"],
             "Feedback": env["Feedback"],
-            "ReplyToQ": mqchar(env["ReplyToQ"], 48),
-            "ReplyToQMgr": mqchar(env["ReplyToQMgr"], 48),
-            "UserIdentifier": mqchar(env["UserIdentifier"], 12),
+            "ReplyToQ": pad_mqchar(env["ReplyToQ"], 48),
+            "ReplyToQMgr": pad_mqchar(env["ReplyToQMgr"], 48),
+            "UserIdentifier": pad_mqchar(env["UserIdentifier"], 12),
             "AccountingToken": env["AccountingToken"],
-            "ApplIdentityData": mqchar(env["ApplIdentityData"], 32),
+            "ApplIdentityData": pad_mqchar(env["ApplIdentityData"], 32),
             "PutApplType": env["PutApplType"],
-            "PutApplName": mqchar(env["PutApplName"], 28),
-            "ApplOriginData": mqchar(env["ApplOriginData"], 4),
-            "BackoutCount": env["BackoutCount"] + self.state.backout_count(cand_of(item.key))
-            if removed
-            else env["BackoutCount"],
+            "PutApplName": pad_mqchar(env["PutApplName"], 28),
+            "ApplOriginData": pad_mqchar(env["ApplOriginData"], 4),
+            "BackoutCount": env["BackoutCount"] + backout,
         }
-        stamp = dt.datetime.fromtimestamp(env["PutTimestamp"] / 1000, dt.UTC)
-        md["PutDate"] = stamp.strftime("%Y%m%d").encode()
-        md["PutTime"] = (stamp.strftime("%H%M%S") + f"{stamp.microsecond // 10000:02d}").encode()
+        md["PutDate"], md["PutTime"] = put_date_time(env["PutTimestamp"])
         group_status, segment_status, segmentation = gr.gmo_status(item, req)
         gmo = {
             "GroupStatus": group_status,

@@ -3,7 +3,6 @@ context, and the write to the priority topic (or into the unit of work)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import getpass
 import os
 import sys
@@ -20,6 +19,7 @@ from adapter.pymqi.structs import mqstr
 from adapter.shim import naming
 from adapter.shim.connection import BROKEN_AFTER_S
 from adapter.shim.errors import fail
+from adapter.shim.mdfields import put_date_time
 
 # A depth estimate this far below MAXDEPTH is trusted without asking Redis.
 DEPTH_MARGIN = 256
@@ -151,9 +151,7 @@ class Putting:
         md.GroupId = plan.group_id
         md.MsgSeqNumber = plan.seq
         md.Offset = plan.offset
-        stamp = dt.datetime.fromtimestamp(now_ms / 1000, dt.UTC)
-        md.PutDate = stamp.strftime("%Y%m%d").encode()
-        md.PutTime = (stamp.strftime("%H%M%S") + f"{stamp.microsecond // 10000:02d}").encode()
+        md.PutDate, md.PutTime = put_date_time(now_ms)
         for field in ("UserIdentifier", "ApplIdentityData", "PutApplName", "ApplOriginData"):
             md[field] = context[field].encode()
         md.PutApplType = context["PutApplType"]
@@ -199,6 +197,8 @@ class Putting:
             if in_uow:  # invisible to read_committed getters until the transaction commits
                 self.conn.txn.produce(self.name, topic, key, value)
                 continue
+            if not sync:
+                self.conn.put_sent()
             while True:
                 try:
                     producer.produce(topic, value=value, key=key, on_delivery=cb)
@@ -220,6 +220,7 @@ class Putting:
             self.conn.flush_depth()
 
     def _async_delivery(self, err, msg) -> None:
+        self.conn.put_settled()
         if err is not None:
             self.conn.async_errors.append(err)
         else:

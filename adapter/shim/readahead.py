@@ -76,13 +76,16 @@ class ReadAhead:
                 run.append(item)
         if not run or run[0] is not first:
             return None
-        taken, gone = st.consume_many([cand_of(i.key) for i in run], self.handle_id)
+        taken, backouts, gone = st.consume_many([cand_of(i.key) for i in run], self.handle_id)
         for i in gone:
             reader.forget(run[i].key)
-        for i in taken:
+        for i, backout in zip(taken, backouts, strict=True):
             item = run[i]
             self.conn.record_ack(self.name, lane_of(item.key), item.key[2])
-            self._buffered[item.key] = reader.envelopes[item.key]
+            env = reader.envelopes[item.key]
+            if backout:  # carried in the buffer: Redis is not asked again at delivery
+                env = dict(env, BackoutCount=env["BackoutCount"] + backout)
+            self._buffered[item.key] = env
             reader.forget(item.key)
             self._ahead.append(item)
         self._forgotten += len(taken)

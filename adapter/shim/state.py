@@ -42,7 +42,8 @@ end
 """
 
 # ARGV: now_ms, owner, lease_ms, mode ('consume'|'lock'), all_or_nothing ('0'|'1'), cands...
-# Returns {taken_index (1-based, 0 = none), gone_index...} or {-2} without an epoch.
+# Returns {taken_index (1-based, 0 = none), its BackoutCount, codes...} or {-2} without an
+# epoch; a code i > 0: candidate i is consumed, -i: locked (stale, or held).
 # Status 1 = consumed (gone for good), 2 = locked by another owner, 3 = locked by me,
 # 4 = locked by an owner whose lease ran out (reconcile with the ack log first).
 _CLAIM = (
@@ -59,7 +60,8 @@ local function take(c, ln, off)
     redis.call('HSET', p .. 'lock', c, owner .. '|' .. (now + lease))
   end
 end
-local res = {0}
+local res = {0, 0}
+local function bo(c) return tonumber(redis.call('HGET', p .. 'bo', c) or '0') end
 if ARGV[5] == '1' then
   local seen = {}
   for i = 6, #ARGV do
@@ -73,11 +75,17 @@ if ARGV[5] == '1' then
   end
   for i = 6, #ARGV do take(ARGV[i], seen[i][1], seen[i][2]) end
   res[1] = 1
+  res[2] = bo(ARGV[6])
   return res
 end
 for i = 6, #ARGV do
   local s, ln, off = status(ARGV[i], owner, now)
-  if s == 0 or s == 3 then take(ARGV[i], ln, off); res[1] = i - 5; return res end
+  if s == 0 or s == 3 then
+    take(ARGV[i], ln, off)
+    res[1] = i - 5
+    res[2] = bo(ARGV[i])
+    return res
+  end
   if s == 1 then table.insert(res, i - 5) end
   if s == 4 then table.insert(res, -(i - 5)) end
 end
@@ -86,26 +94,26 @@ return res
 )
 
 # Read-ahead: consume every free candidate at once. ARGV: now_ms, owner, cands...
-# Returns {n_taken, taken_index..., -gone_index...} or {-2} without an epoch.
+# Returns {{taken_index...}, {their BackoutCounts...}, {gone_index...}} or {-2}.
 _CLAIM_MANY = (
     _STATUS
     + """
 if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
 local now, owner = tonumber(ARGV[1]), ARGV[2]
-local res = {0}
+local taken, backouts, gone = {}, {}, {}
 for i = 3, #ARGV do
   local s, ln, off = status(ARGV[i], owner, now)
   if s == 0 or s == 3 then
     redis.call('ZADD', p .. 'done:' .. ln, off, off)
     redis.call('HDEL', p .. 'lock', ARGV[i])
-    res[1] = res[1] + 1
-    table.insert(res, i - 2)
+    table.insert(taken, i - 2)
+    table.insert(backouts, tonumber(redis.call('HGET', p .. 'bo', ARGV[i]) or '0'))
   elseif s == 1 then
-    table.insert(res, -(i - 2))
+    table.insert(gone, i - 2)
   end
 end
-if res[1] > 0 then redis.call('DECRBY', p .. 'depth', res[1]) end
-return res
+if #taken > 0 then redis.call('DECRBY', p .. 'depth', #taken) end
+return {taken, backouts, gone}
 """
 )
 
@@ -220,6 +228,7 @@ def cand(lane: str, offset: int) -> str:
 @dataclass
 class ClaimResult:
     index: int | None  # index into the candidate list of the claimed one
+    backout: int  # its BackoutCount in Redis (units of work backed out since it was put)
     gone: list[int]  # indexes of candidates consumed by someone else
     locked: list[int]  # indexes locked by another owner (all-or-nothing mode only)
 
@@ -263,27 +272,29 @@ class QueueState:
         )
         if res and res[0] == NO_EPOCH:
             raise NoEpochError(self.prefix)
-        taken = int(res[0])
-        rest = [int(x) for x in res[1:]]
+        taken, backout = int(res[0]), int(res[1])
+        rest = [int(x) for x in res[2:]]
         if all_or_nothing:
             return ClaimResult(
                 index=0 if taken else None,
+                backout=backout,
                 gone=[x - 1 for x in rest if x > 0],
                 locked=[-x - 1 for x in rest if x < 0],
             )
         return ClaimResult(
             index=taken - 1 if taken else None,
+            backout=backout,
             gone=[x - 1 for x in rest if x > 0],
             locked=[-x - 1 for x in rest if x < 0],  # lease ran out: reconcile, then retry
         )
 
-    def consume_many(self, cands: list[str], owner: str) -> tuple[list[int], list[int]]:
-        """Consume every free candidate: (taken indexes, gone indexes)."""
+    def consume_many(self, cands: list[str], owner: str) -> tuple[list[int], list[int], list[int]]:
+        """Consume every free candidate: (taken indexes, their BackoutCounts, gone indexes)."""
         res = self._claim_many(keys=[self.prefix], args=[self.now_ms(), owner, *cands])
         if res and res[0] == NO_EPOCH:
             raise NoEpochError(self.prefix)
-        rest = [int(x) for x in res[1:]]
-        return [x - 1 for x in rest if x > 0], [-x - 1 for x in rest if x < 0]
+        taken, backouts, gone = res
+        return [int(x) - 1 for x in taken], [int(b) for b in backouts], [int(x) - 1 for x in gone]
 
     def verify(self, cands: list[str], owner: str, lease_ms: int) -> int:
         """Extend my locks; the number that are no longer mine."""
@@ -336,9 +347,6 @@ class QueueState:
 
     def lows(self) -> dict[str, int]:
         return {k.decode(): int(v) for k, v in self.r.hgetall(self.prefix + "low").items()}
-
-    def backout_count(self, c: str) -> int:
-        return int(self.r.hget(self.prefix + "bo", c) or 0)
 
     def add_depth(self, delta: int) -> None:
         self.r.incrby(self.prefix + "depth", delta)
