@@ -126,6 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="the main job on the embedded local stack")
     p.set_defaults(func=_demo)
+
+    from ops.bench.cli import add_parser as add_bench_parser
+
+    add_bench_parser(sub)
     return parser
 
 

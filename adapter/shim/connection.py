@@ -128,6 +128,7 @@ class Connection:
         self._depth_deltas: dict[str, int] = defaultdict(int)
         self._depth_lock = threading.Lock()
         self._in_flight = 0
+        self._sync_waiters = 0
         self.async_errors: list[Exception] = []
         # Consumption not yet written to the queues' ack logs: {queue: {lane: [offsets]}}.
         self._acks: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
@@ -162,6 +163,11 @@ class Connection:
         """Serve delivery reports and push put counts into the queues' depth counters."""
         while not self._closed.is_set():
             try:
+                if self._sync_waiters:
+                    # A sync MQPUT is flushing: if this thread polled too, it could take
+                    # that put's delivery report and make it wait out a polling slice.
+                    time.sleep(0.005)
+                    continue
                 self.producer.poll(0.02)
                 self.flush_depth()
                 self.flush_acks()
@@ -169,6 +175,17 @@ class Connection:
             except Exception as exc:  # noqa: BLE001 - reported to the app on its next call
                 self.async_errors.append(exc)
                 time.sleep(0.1)
+
+    def wait_delivered(self, timeout: float) -> bool:
+        """Block until everything this connection produced is acknowledged (the pump
+        stands aside meanwhile). False on timeout."""
+        with self._depth_lock:
+            self._sync_waiters += 1
+        try:
+            return self.producer.flush(timeout) == 0
+        finally:
+            with self._depth_lock:
+                self._sync_waiters -= 1
 
     def put_sent(self) -> None:
         with self._depth_lock:
@@ -290,6 +307,8 @@ class Connection:
             "enable.partition.eof": False,
             # Offset 0 of a topic whose log start moved on: start at the oldest record.
             "auto.offset.reset": "earliest",
+            # Prefetch bound: big segmented messages need not sit in memory twice.
+            "queued.max.messages.kbytes": 8192,
         }
 
     def close(self) -> None:

@@ -130,6 +130,14 @@ class Getting:
             result = self._from_buffer(req)
             if result is not None:
                 return result
+        plain_sync = self._plain_syncpoint(req, browsing, max_length)
+        if self._uow_ahead:
+            if plain_sync:
+                result = self._from_locked_ahead(req)
+                if result is not None:
+                    return result
+            else:  # a get that selects differently must see those messages too
+                self.conn.txn.give_back_prefetched(self)
         reader = self.reader
         view = reader.view
         now = int(time.time() * 1000)
@@ -167,6 +175,10 @@ class Getting:
                 return self._browse(batch, req, max_length)
             if plain and batch[0].persistence == C.MQPER_NOT_PERSISTENT:
                 result = self._read_ahead(batch[0], req)
+                if result is not None:
+                    return result
+            if plain_sync:
+                result = self._lock_ahead(batch[0], req)
                 if result is not None:
                     return result
             return self._remove(batch, req, max_length)

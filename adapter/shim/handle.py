@@ -10,6 +10,7 @@ from adapter.core import cmqc as C
 from adapter.core import getrules as gr
 from adapter.core.model import Item
 from adapter.core.putrules import PutCursor, close_outcome
+from adapter.shim import naming
 from adapter.shim.catalog import QueueDef
 from adapter.shim.connection import Connection
 from adapter.shim.get import INPUT, Getting
@@ -28,6 +29,8 @@ class QueueHandle(Putting, Getting, ReadAhead):
         self.options = options
         self.handle_id = conn.new_handle_id()
         self.state = conn.state(qdef.name)
+        # Topic names escape MQ names character by character: once per handle, not per put.
+        self._topics = [naming.data_topic(conn.qmgr, qdef.name, p) for p in naming.PRIORITIES]
         self.put_cursor = PutCursor()
         self.get_cursor = gr.GetCursor()
         self.browse_cursor = gr.GetCursor()
@@ -41,7 +44,9 @@ class QueueHandle(Putting, Getting, ReadAhead):
             qdef.def_read_ahead and not options & C.MQOO_NO_READ_AHEAD
         )
         self._ahead: deque[Item] = deque()
-        self._buffered: dict = {}  # envelopes of the read-ahead buffer
+        self._buffered: dict = {}
+        # Syncpoint read-ahead: messages locked for the current unit of work, not yet got.
+        self._uow_ahead: deque = deque()  # envelopes of the read-ahead buffer
         self._lock = threading.Lock()
         kinds = []
         if options & INPUT:
@@ -54,6 +59,9 @@ class QueueHandle(Putting, Getting, ReadAhead):
             self.state.register_open(self.handle_id, ",".join(kinds))
 
     # ------------------------------------------------------------------ put
+
+    def forget_prefetched(self) -> None:
+        self._uow_ahead.clear()
 
     def take_back(self, item: Item, env: dict) -> None:
         """MQBACK: a message this handle got under syncpoint is on the queue again, in

@@ -16,7 +16,6 @@ from adapter.core.model import id24
 from adapter.core.putrules import plan_put
 from adapter.core.segmentation import segment_message
 from adapter.pymqi.structs import mqstr
-from adapter.shim import naming
 from adapter.shim.connection import BROKEN_AFTER_S
 from adapter.shim.errors import fail
 from adapter.shim.mdfields import put_date_time
@@ -135,7 +134,7 @@ class Putting:
             "BackoutCount": 0,
             **context,
         }
-        topic = naming.data_topic(self.conn.qmgr, self.name, min(priority, 9))
+        topic = self._topics[min(priority, 9)]
         key = plan.group_id if plan.group_id != C.MQGI_NONE else msg_id
         sync = bool(opts & C.MQPMO_SYNC_RESPONSE) or (
             not opts & C.MQPMO_ASYNC_RESPONSE and self.qdef.def_put_response != 2
@@ -206,11 +205,9 @@ class Putting:
                 except BufferError:  # local queue full: let deliveries drain
                     producer.poll(0.05)
         if sync:
-            deadline = time.monotonic() + BROKEN_AFTER_S
-            while len(results) < len(pieces):
-                if time.monotonic() > deadline:
-                    raise fail(C.MQRC_CONNECTION_BROKEN)
-                producer.poll(0.01)
+            # flush() sends at once (no linger) and serves the delivery reports.
+            if not self.conn.wait_delivered(BROKEN_AFTER_S) or len(results) < len(pieces):
+                raise fail(C.MQRC_CONNECTION_BROKEN)
             if any(err is not None for err in results):
                 raise fail(C.MQRC_CONNECTION_BROKEN)
         if not in_uow and sync:

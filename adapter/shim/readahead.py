@@ -50,6 +50,75 @@ class ReadAhead:
             and not mo & (C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET)
         )
 
+    def _plain_syncpoint(self, req: gr.GetRequest, browsing: bool, max_length: int | None) -> bool:
+        """A syncpoint get that locking ahead can serve: read-ahead is on (the locked
+        messages are invisible to others until the unit of work ends, so it is opt-in),
+        the next message in physical order, no selection, no BOTHRESH check to make."""
+        mo = req.match
+        return (
+            self.read_ahead
+            and not browsing
+            and max_length is None
+            and bool(req.options & C.MQGMO_SYNCPOINT)
+            and not req.under_cursor
+            and not req.logical
+            and not req.options & (_SELECTIVE & ~C.MQGMO_SYNCPOINT)
+            and self.qdef.backout_threshold <= 0
+            and not (mo & C.MQMO_MATCH_MSG_ID and req.msg_id != C.MQMI_NONE)
+            and not (mo & C.MQMO_MATCH_CORREL_ID and req.correl_id != C.MQCI_NONE)
+            and not mo & (C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET)
+        )
+
+    def _from_locked_ahead(self, req: gr.GetRequest) -> GetResult | None:
+        """Next message locked ahead for this unit of work: no Redis call."""
+        now = int(time.time() * 1000)
+        while self._uow_ahead:
+            held = self._uow_ahead.popleft()
+            item = held.item
+            if exp.is_expired(item.put_ms, item.expiry, now):
+                # Discarding is never part of the unit of work: consumed at once.
+                self.conn.txn.current.prefetched.remove(held)
+                self.state.claim([held.cand], self.conn.txn.current.owner, consume=True)
+                self.conn.record_ack(self.name, lane_of(item.key), item.key[2])
+                if exp.wants_expiry_report(held.env["Report"]):
+                    self.conn.put_report(
+                        held.env,
+                        exp.expiry_report_fields(held.env, new_msg_id=self.conn.new_msg_id()),
+                    )
+                continue
+            self.conn.txn.deliver_prefetched(held)
+            return self._deliver(item, [item], req, None, removed=True, env=held.env)
+        return None
+
+    def _lock_ahead(self, first: Item, req: gr.GetRequest) -> GetResult | None:
+        """Lock a run of messages for the unit of work in one call; deliver the first."""
+        reader, st = self.reader, self.state
+        uow = self.conn.txn.begin()
+        now = int(time.time() * 1000)
+        run = []
+        for item in gr.candidates(reader.view, self.get_cursor, req):
+            if len(run) >= READ_AHEAD_BATCH:
+                break
+            if not exp.is_expired(item.put_ms, item.expiry, now):
+                run.append(item)
+        if not run or run[0] is not first:
+            return None
+        from adapter.shim.uow import LEASE_MS
+
+        taken, backouts, gone = st.lock_many([cand_of(i.key) for i in run], uow.owner, LEASE_MS)
+        for i in gone:
+            reader.forget(run[i].key)
+        for i, backout in zip(taken, backouts, strict=True):
+            item = run[i]
+            env = reader.envelopes[item.key]
+            if backout:
+                env = dict(env, BackoutCount=env["BackoutCount"] + backout)
+            reader.forget(item.key)
+            self._uow_ahead.append(
+                self.conn.txn.prefetch(self, self.name, cand_of(item.key), item, env)
+            )
+        return self._from_locked_ahead(req)
+
     def _from_buffer(self, req: gr.GetRequest) -> GetResult | None:
         now = int(time.time() * 1000)
         while self._ahead:

@@ -76,7 +76,12 @@ class QueueReader:
     def pump(self, timeout: float = 0.0, max_records: int = 2000) -> int:
         """Move newly committed records into the view; returns how many arrived."""
         n = 0
-        msgs = self.consumer.consume(max_records, timeout=timeout)
+        # consume(n, timeout) waits out its whole timeout unless n records arrive, so
+        # wait in poll() for the first record and then take what is already there.
+        first = self.consumer.poll(timeout) if timeout > 0 else None
+        msgs = self.consumer.consume(max_records, timeout=0)
+        if first is not None:
+            msgs.insert(0, first)
         for msg in msgs:
             if msg.error():
                 continue

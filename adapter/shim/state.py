@@ -117,6 +117,28 @@ return {taken, backouts, gone}
 """
 )
 
+# Syncpoint read-ahead: lock every free candidate for a unit of work at once.
+# ARGV: now_ms, owner, lease_ms, cands... Returns {{taken...}, {backouts...}, {gone...}}.
+_LOCK_MANY = (
+    _STATUS
+    + """
+if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
+local now, owner, lease = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local taken, backouts, gone = {}, {}, {}
+for i = 4, #ARGV do
+  local s, ln, off = status(ARGV[i], owner, now)
+  if s == 0 or s == 3 then
+    redis.call('HSET', p .. 'lock', ARGV[i], owner .. '|' .. (now + lease))
+    table.insert(taken, i - 3)
+    table.insert(backouts, tonumber(redis.call('HGET', p .. 'bo', ARGV[i]) or '0'))
+  elseif s == 1 then
+    table.insert(gone, i - 3)
+  end
+end
+return {taken, backouts, gone}
+"""
+)
+
 # ARGV: now_ms, owner, cands... -> statuses (0 free, 1 gone, 2 locked by other, 3 mine).
 _PEEK = (
     _STATUS
@@ -248,6 +270,7 @@ class QueueState:
         self._release = client.register_script(_RELEASE)
         self._advance = client.register_script(_ADVANCE)
         self._claim_many = client.register_script(_CLAIM_MANY)
+        self._lock_many = client.register_script(_LOCK_MANY)
         self._verify = client.register_script(_VERIFY)
         self._apply = client.register_script(_APPLY)
         self._reclaim = client.register_script(_RECLAIM)
@@ -291,6 +314,16 @@ class QueueState:
     def consume_many(self, cands: list[str], owner: str) -> tuple[list[int], list[int], list[int]]:
         """Consume every free candidate: (taken indexes, their BackoutCounts, gone indexes)."""
         res = self._claim_many(keys=[self.prefix], args=[self.now_ms(), owner, *cands])
+        if res and res[0] == NO_EPOCH:
+            raise NoEpochError(self.prefix)
+        taken, backouts, gone = res
+        return [int(x) - 1 for x in taken], [int(b) for b in backouts], [int(x) - 1 for x in gone]
+
+    def lock_many(
+        self, cands: list[str], owner: str, lease_ms: int
+    ) -> tuple[list[int], list[int], list[int]]:
+        """Lock every free candidate: (taken indexes, their BackoutCounts, gone indexes)."""
+        res = self._lock_many(keys=[self.prefix], args=[self.now_ms(), owner, lease_ms, *cands])
         if res and res[0] == NO_EPOCH:
             raise NoEpochError(self.prefix)
         taken, backouts, gone = res

@@ -58,6 +58,9 @@ class HeldGet:
 class UnitOfWork:
     owner: str  # the lock owner in Redis
     gets: list[HeldGet] = field(default_factory=list)
+    # Locked ahead for a handle's next syncpoint gets, not yet delivered: released (not
+    # backed out) when the unit of work ends.
+    prefetched: list[HeldGet] = field(default_factory=list)
     puts: dict[str, int] = field(default_factory=dict)  # queue -> physical messages
     doomed: bool = False  # can no longer commit: gets and puts fail with 2003
     written: dict[tuple[str, int], int] = field(default_factory=dict)  # last offset per partition
@@ -181,12 +184,12 @@ class Transactions:
 
     def _renew(self) -> None:
         uow = self.current
-        if uow is None or not uow.gets or uow.doomed:
+        if uow is None or not (uow.gets or uow.prefetched) or uow.doomed:
             return
         if time.monotonic() - uow.renewed_at < LEASE_MS / 3000:
             return
         uow.renewed_at = time.monotonic()
-        for queue, cands in self._by_queue(uow).items():
+        for queue, cands in self._by_queue(uow, uow.gets + uow.prefetched).items():
             try:
                 if self.conn.state(queue).verify(cands, uow.owner, LEASE_MS):
                     uow.doomed = True
@@ -194,11 +197,49 @@ class Transactions:
                 uow.doomed = True
 
     @staticmethod
-    def _by_queue(uow: UnitOfWork) -> dict[str, list[str]]:
+    def _by_queue(uow: UnitOfWork, held_gets: list[HeldGet] | None = None) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
-        for held in uow.gets:
+        for held in uow.gets if held_gets is None else held_gets:
             out.setdefault(held.queue, []).append(held.cand)
         return out
+
+    def prefetch(self, handle, queue: str, cand: str, item, env: dict) -> HeldGet:
+        held = HeldGet(handle, queue, cand, item, env)
+        self.begin().prefetched.append(held)
+        return held
+
+    def give_back_prefetched(self, handle) -> None:
+        """The handle is about to select differently: its locked-ahead messages go back
+        on the queue (not a backout) so that this get can see them."""
+        with self.lock:
+            uow = self.current
+            if uow is None:
+                return
+            mine = [h for h in uow.prefetched if h.handle is handle]
+            if not mine:
+                return
+            uow.prefetched = [h for h in uow.prefetched if h.handle is not handle]
+            rest, uow.prefetched = uow.prefetched, mine
+            self._release_prefetched(uow)
+            uow.prefetched = rest
+
+    def deliver_prefetched(self, held: HeldGet) -> None:
+        """A prefetched message is got by the application: it now belongs to the unit
+        of work like any syncpoint get."""
+        uow = self.begin()
+        uow.prefetched.remove(held)
+        uow.gets.append(held)
+
+    def _release_prefetched(self, uow: UnitOfWork) -> None:
+        for queue, cands in self._by_queue(uow, uow.prefetched).items():
+            try:
+                self.conn.state(queue).release(cands, uow.owner, backout=False)
+            except Exception:  # noqa: BLE001 - a lock left behind expires and is reclaimed
+                pass
+        for held in uow.prefetched:
+            held.handle.take_back(held.item, held.env)
+            held.handle.forget_prefetched()
+        uow.prefetched.clear()
 
     def commit(self) -> None:
         with self.lock:
@@ -238,6 +279,7 @@ class Transactions:
             self._backout()
             raise backed_out() from None
         self.current = None
+        self._release_prefetched(uow)
         for queue, n in uow.puts.items():  # depth counts committed messages only
             self.conn.count_put(queue, n)
         self.conn.flush_depth()  # before MQCMIT returns, so a kill after it loses nothing
@@ -268,6 +310,7 @@ class Transactions:
                 pass
         for held in uow.gets:  # back in their original positions, for this handle too
             held.handle.take_back(held.item, held.env)
+        self._release_prefetched(uow)
 
 
 class _LostLockError(Exception):

@@ -303,3 +303,36 @@ def test_watermark_never_passes_a_message_held_by_a_unit_of_work(qmgr) -> None:
     remaining = len(drain(fresh))
     assert remaining == 50 - 10 - 1  # put: EVERY + 50; got: held + EVERY + 10
     assert qmgr.queue_status("Q.HELD")["current_depth"] == 0
+
+
+def test_syncpoint_read_ahead_locks_a_run_and_releases_what_was_not_got(qmgr, qmgr_name) -> None:
+    """With read-ahead, syncpoint gets lock a run of messages in one call: still once
+    only, the undelivered ones go back (without a backout count) when the UOW ends."""
+    qmgr.define_queue("Q.SPAHEAD", def_read_ahead=True)
+    q = pymqi.Queue(qmgr, "Q.SPAHEAD", ALL)
+    for i in range(30):
+        put(q, f"m{i:02d}".encode(), C.MQPMO_NO_SYNCPOINT, Persistence=C.MQPER_PERSISTENT)
+    assert [get(q) for _ in range(5)] == [f"m{i:02d}".encode() for i in range(5)]
+    qmgr.commit()
+    assert [get(q) for _ in range(3)] == [f"m{i:02d}".encode() for i in range(5, 8)]
+    qmgr.backout()  # 5..7 were got: backout count 1; the rest were only locked ahead
+    other = pymqi.connect(qmgr_name)
+    try:
+        theirs = pymqi.Queue(other, "Q.SPAHEAD", C.MQOO_INPUT_SHARED | C.MQOO_NO_READ_AHEAD)
+        got = drain(theirs)
+        assert [d for d, _ in got] == [f"m{i:02d}".encode() for i in range(5, 30)]
+        assert [m.BackoutCount for _, m in got] == [1, 1, 1] + [0] * 22
+    finally:
+        other.disconnect()
+    assert qmgr.queue_status("Q.SPAHEAD")["current_depth"] == 0
+
+
+def test_selective_get_sees_messages_locked_ahead_by_its_own_handle(qmgr) -> None:
+    qmgr.define_queue("Q.SPSEL", def_read_ahead=True)
+    q = pymqi.Queue(qmgr, "Q.SPSEL", ALL)
+    for i in range(5):
+        put(q, f"m{i}".encode(), C.MQPMO_NO_SYNCPOINT, CorrelId=f"C{i}".encode().ljust(24, b"\0"))
+    assert get(q) == b"m0"  # locks m1..m4 ahead
+    assert get(q, md=pymqi.MD(CorrelId=b"C3".ljust(24, b"\0"))) == b"m3"
+    qmgr.commit()
+    assert [d for d, _ in drain(q)] == [b"m1", b"m2", b"m4"]
