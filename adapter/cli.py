@@ -124,12 +124,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("queue")
     p.set_defaults(func=_admin)
 
-    p = sub.add_parser("demo", help="the main job on the embedded local stack")
+    p = sub.add_parser(
+        "demo",
+        help="the main job on the embedded local stack: the spec's example and a generated "
+        "workload through the Spark reassembly job",
+    )
     p.set_defaults(func=_demo)
 
     from ops.bench.cli import add_parser as add_bench_parser
+    from streaming.cli import add_parser as add_streaming_parsers
 
     add_bench_parser(sub)
+    add_streaming_parsers(sub)  # mqk reassemble, mqk expire
     return parser
 
 

@@ -127,6 +127,8 @@ def plan_put(
     in_uow: bool,
     put1: bool = False,
     new_group_id: bytes,
+    msg_type: int = C.MQMT_DATAGRAM,
+    original_length: int = C.MQOL_UNDEFINED,
 ) -> PutPlan:
     """Apply MQPUT Table 1 (values used) and Table 2 (outcome when inconsistent).
 
@@ -158,7 +160,12 @@ def plan_put(
     last_seg = bool(flags & C.MQMF_LAST_SEGMENT)
     seg_ok = bool(flags & C.MQMF_SEGMENTATION_ALLOWED)
 
-    if is_seg and not last_seg and length == 0:
+    if is_seg and msg_type == C.MQMT_REPORT:
+        # A report on a segment says how long the segment it reports on was; it may
+        # carry no data (MQRO_EXPIRATION without data), even when it is not the last.
+        if original_length < 0 or (not last_seg and length == 0 and original_length == 0):
+            return fail(C.MQRC_ORIGINAL_LENGTH_ERROR)
+    elif is_seg and not last_seg and length == 0:
         return fail(C.MQRC_SEGMENT_LENGTH_ZERO)  # only the last segment may be empty
 
     comp, reason = C.MQCC_OK, C.MQRC_NONE

@@ -90,6 +90,8 @@ class Putting:
             in_uow=in_uow,
             put1=put1,
             new_group_id=self.conn.new_msg_id(),
+            msg_type=md.MsgType,
+            original_length=md.OriginalLength,
         )
         if plan.comp == C.MQCC_FAILED:
             raise fail(plan.reason)

@@ -216,3 +216,32 @@ def test_cli_define_status_delete(mqk_servers, qmgr_name) -> None:
     assert gone.returncode == 0, gone.stderr
     missing = mqk("status", qmgr_name, "CLI.Q")
     assert missing.returncode != 0 and "MQRC_UNKNOWN_OBJECT_NAME" in missing.stderr
+
+
+def test_expiry_report_on_a_segment_carries_no_data_and_its_original_length(qmgr) -> None:
+    """A get that discards an expired first segment reports it: a report that is a
+    segment may be empty, with OriginalLength telling the segment's length."""
+    qmgr.define_queue("Q.SEGEXP")
+    qmgr.define_queue("REPLY.SEG")
+    q = pymqi.Queue(qmgr, "Q.SEGEXP", ALL)
+    gid = b"SEGEXP".ljust(24, b"\0")
+    q.put(
+        b"x" * 50,
+        pymqi.MD(
+            GroupId=gid,
+            Offset=0,
+            MsgFlags=C.MQMF_SEGMENT,
+            Expiry=2,
+            Report=C.MQRO_EXPIRATION,
+            ReplyToQ=b"REPLY.SEG",
+        ),
+    )
+    time.sleep(0.5)
+    with pytest.raises(pymqi.MQMIError) as exc:
+        q.get(None, pymqi.MD(), pymqi.GMO(MatchOptions=C.MQMO_NONE))
+    assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE)
+    reports = drain(pymqi.Queue(qmgr, "REPLY.SEG", C.MQOO_INPUT_SHARED), wait_ms=3000)
+    assert len(reports) == 1
+    data, md = reports[0]
+    assert data == b"" and md.OriginalLength == 50 and md.MsgFlags & C.MQMF_SEGMENT
+    assert md.Feedback == C.MQFB_EXPIRATION and md.GroupId == gid

@@ -364,3 +364,56 @@ def test_logical_order_sequence_number_overflow():
     )
     plan = put(cursor, MIG)
     assert (plan.comp, plan.reason) == (C.MQCC_FAILED, C.MQRC_MSG_SEQ_NUMBER_ERROR)
+
+
+def _report_segment(flags: int, length: int, original_length: int):
+    return plan_put(
+        PutCursor(),
+        msg_flags=flags,
+        group_id=b"G".ljust(24, b"\0"),
+        seq=1,
+        offset=0,
+        persistence=C.MQPER_NOT_PERSISTENT,
+        length=length,
+        md_version=2,
+        logical_order=False,
+        in_uow=False,
+        new_group_id=b"N".ljust(24, b"\0"),
+        msg_type=C.MQMT_REPORT,
+        original_length=original_length,
+    )
+
+
+def test_report_on_a_non_last_segment_may_carry_no_data() -> None:
+    """MQRO_EXPIRATION (no data) on segment 1 of 2: OriginalLength gives its length."""
+    assert _report_segment(C.MQMF_SEGMENT, 0, 900).ok
+
+
+@pytest.mark.parametrize(
+    ("flags", "length", "original_length"),
+    [
+        (C.MQMF_SEGMENT, 0, C.MQOL_UNDEFINED),
+        (C.MQMF_LAST_SEGMENT, 10, C.MQOL_UNDEFINED),
+        (C.MQMF_SEGMENT, 0, 0),
+    ],
+)
+def test_report_segment_needs_a_valid_original_length(flags, length, original_length) -> None:
+    plan = _report_segment(flags, length, original_length)
+    assert (plan.comp, plan.reason) == (C.MQCC_FAILED, C.MQRC_ORIGINAL_LENGTH_ERROR)
+
+
+def test_zero_length_non_last_segment_of_a_datagram_is_still_2253() -> None:
+    plan = plan_put(
+        PutCursor(),
+        msg_flags=C.MQMF_SEGMENT,
+        group_id=b"G".ljust(24, b"\0"),
+        seq=1,
+        offset=0,
+        persistence=C.MQPER_NOT_PERSISTENT,
+        length=0,
+        md_version=2,
+        logical_order=False,
+        in_uow=False,
+        new_group_id=b"N".ljust(24, b"\0"),
+    )
+    assert (plan.comp, plan.reason) == (C.MQCC_FAILED, C.MQRC_SEGMENT_LENGTH_ZERO)

@@ -1,0 +1,77 @@
+"""`mqk reassemble` and `mqk expire`: the streaming commands of the `mqk` CLI.
+
+adapter/cli.py wires them in with `streaming.cli.add_parser(sub)`; each subcommand sets
+`func`, called with the parsed arguments, returning the exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _reassemble(args: argparse.Namespace) -> int:
+    from streaming.job import run_from_args
+
+    return run_from_args(args)
+
+
+def _expire(args: argparse.Namespace) -> int:
+    import threading
+
+    from streaming.expiry_scan import ExpiryScanner
+    from streaming.job import setup_logging
+
+    setup_logging()
+    queues = [args.queue] if args.queue else None
+    with ExpiryScanner(args.qmgr, queues) as scanner:
+        if args.once:
+            results = scanner.scan()
+            for res in results:
+                print(f"{res.queue}: discarded {res.expired} expired, {res.reports} report(s)")
+            return 0
+        stop = threading.Event()
+        try:
+            scanner.run(args.interval, stop)
+        except KeyboardInterrupt:
+            stop.set()
+    return 0
+
+
+def add_parser(subparsers) -> None:
+    """Add `reassemble` and `expire` to the `mqk` subcommands."""
+    from streaming.job import add_arguments
+
+    p = subparsers.add_parser(
+        "reassemble",
+        help="Spark job: complete logical messages, complete groups and expiry reports",
+        description=(
+            "Reassemble a queue's segments and groups with Spark Structured Streaming "
+            "(exactly-once outputs to mqk.<QM>.<Q>.logical and .groups, expiration "
+            "reports to the ReplyToQ)."
+        ),
+    )
+    add_arguments(p)
+    p.set_defaults(func=_reassemble)
+
+    p = subparsers.add_parser(
+        "expire",
+        help="EXPRYINT: discard expired messages still on queues, with their reports",
+    )
+    p.add_argument("qmgr")
+    p.add_argument("queue", nargs="?", help="one queue (default: every queue of QMGR)")
+    p.add_argument("--interval", type=float, default=30.0, help="seconds between scans")
+    p.add_argument("--once", action="store_true", help="one pass (REFRESH QMGR TYPE(EXPIRY))")
+    p.set_defaults(func=_expire)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone entry point until adapter/cli.py wires these in."""
+    parser = argparse.ArgumentParser(prog="mqk")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""Helpers for the reassembly job's tests: a queue manager, a bounded job run, outputs."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+import adapter.pymqi as pymqi
+from streaming import readback
+from streaming.job import JobConfig, ReassemblyJob
+
+C = pymqi.CMQC
+
+
+@pytest.fixture
+def qm(mqk_servers, qmgr_name):
+    manager = pymqi.connect(qmgr_name)
+    yield manager
+    if manager._conn is not None:
+        manager.disconnect()
+
+
+def run_job(
+    spark,
+    qmgr: str,
+    queue: str,
+    checkpoint,
+    *,
+    until: Callable[[ReassemblyJob], bool] | None = None,
+    idle_s: float = 1.0,
+    timeout: float = 120.0,
+    during: Callable[[ReassemblyJob], None] | None = None,
+    **options,
+) -> ReassemblyJob:
+    """Run the job on the shared session until `until(job)` (or caught up and idle)."""
+    job = ReassemblyJob(spark, JobConfig(qmgr, queue, checkpoint=str(checkpoint), **options))
+    job.start()
+    try:
+        if during is not None:
+            during(job)
+        if until is not None:
+            assert job.wait_until(lambda: until(job), timeout), "job did not get there in time"
+        else:
+            assert job.run_until_idle(idle_s, timeout), "job did not catch up in time"
+    finally:
+        job.stop()
+    return job
+
+
+def outputs(bootstrap: str, qmgr: str, queue: str):
+    return (
+        readback.logical_messages(bootstrap, qmgr, queue),
+        readback.complete_groups(bootstrap, qmgr, queue),
+    )
+
+
+def drain(queue: pymqi.Queue, options: int = 0, wait_ms: int = 0) -> list[tuple[bytes, pymqi.MD]]:
+    """Destructive gets until MQRC_NO_MSG_AVAILABLE."""
+    out = []
+    while True:
+        md, gmo = pymqi.MD(), pymqi.GMO(Options=options | (C.MQGMO_WAIT if wait_ms else 0))
+        gmo.WaitInterval = wait_ms
+        try:
+            out.append((queue.get(None, md, gmo), md))
+        except pymqi.MQMIError as err:
+            if err.reason != C.MQRC_NO_MSG_AVAILABLE:
+                raise
+            return out
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float, poll: float = 0.2) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(poll)
+    return predicate()
