@@ -146,6 +146,18 @@ def qmgr_name() -> str:
     return f"QM{uuid.uuid4().hex[:10].upper()}"
 
 
+@pytest.fixture
+def qmgr(mqk_servers: config.Endpoints, qmgr_name: str):
+    """A connected queue manager (adapter.pymqi) of the test's own name, disconnected
+    after the test (which commits a unit of work left open, as MQDISC does)."""
+    import adapter.pymqi as pymqi
+
+    manager = pymqi.connect(qmgr_name)
+    yield manager
+    if manager._conn is not None:
+        manager.disconnect()
+
+
 @pytest.fixture(scope="session")
 def spark(mqk_servers: config.Endpoints):
     from streaming.session import build_session

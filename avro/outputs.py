@@ -67,6 +67,22 @@ def _decode(parsed: dict[str, Any], version: int, data: bytes) -> dict[str, Any]
     return record
 
 
+def group_event(qmgr: str, queue: str, group: Any, completed_ms: int) -> dict[str, Any]:
+    """The complete-group event record of a group the reassembly completed (`group` has
+    group_id, member_count, first = (priority, partition, offset), first_put_ms)."""
+    return {
+        "QMgrName": qmgr,
+        "QName": queue,
+        "GroupId": group.group_id,
+        "MemberCount": group.member_count,
+        "FirstPriority": group.first[0],
+        "FirstPartition": group.first[1],
+        "FirstOffset": group.first[2],
+        "FirstPutTimestamp": group.first_put_ms,
+        "CompletedTimestamp": completed_ms,
+    }
+
+
 def encode_group_event(event: dict[str, Any]) -> bytes:
     return _encode(_GROUP_PARSED, GROUP_EVENT_VERSION, event)
 

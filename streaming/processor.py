@@ -252,17 +252,7 @@ class ReassemblyProcessor(StatefulProcessor):
             )
         if outcome.group is not None:
             g = outcome.group
-            event = {
-                "QMgrName": self.qmgr,
-                "QName": self.queue,
-                "GroupId": g.group_id,
-                "MemberCount": g.member_count,
-                "FirstPriority": g.first[0],
-                "FirstPartition": g.first[1],
-                "FirstOffset": g.first[2],
-                "FirstPutTimestamp": g.first_put_ms,
-                "CompletedTimestamp": now,
-            }
+            event = outputs.group_event(self.qmgr, self.queue, g, now)
             last_ts = max((m.last_ts for m in outcome.messages), default=0)
             out.add(
                 "group",

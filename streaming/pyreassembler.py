@@ -110,17 +110,7 @@ class PyReassembler:
                 self.stats.latencies_ms.append(now - m.last_ts)
             if outcome.group is not None:
                 g = outcome.group
-                event = {
-                    "QMgrName": self.qmgr,
-                    "QName": self.queue,
-                    "GroupId": g.group_id,
-                    "MemberCount": g.member_count,
-                    "FirstPriority": g.first[0],
-                    "FirstPartition": g.first[1],
-                    "FirstOffset": g.first[2],
-                    "FirstPutTimestamp": g.first_put_ms,
-                    "CompletedTimestamp": now,
-                }
+                event = outputs.group_event(self.qmgr, self.queue, g, now)
                 self._produce(self.groups_topic, g.group_id, outputs.encode_group_event(event))
                 self.stats.groups += 1
             self.stats.expired += len(outcome.expired)

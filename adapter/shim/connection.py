@@ -379,6 +379,21 @@ class Connection:
                     raise broken(RuntimeError(f"no partition leader for {sorted(pending)}"))
                 time.sleep(0.05)
 
+    def _await_offsets(self, topics: dict[str, tuple[int, dict[str, str]]]) -> None:
+        """A new partition is usable once the broker answers ListOffsets for it (its
+        leader epoch settles a moment after metadata names the leader)."""
+        from confluent_kafka import TopicPartition
+        from confluent_kafka.admin import OffsetSpec
+
+        from adapter.shim.reader import QueueReader
+
+        specs = {
+            TopicPartition(t, p): OffsetSpec.latest()
+            for t, (parts, _) in topics.items()
+            for p in range(parts)
+        }
+        QueueReader._end_offsets(self.admin, specs, timeout=5.0)
+
     def define_queue(self, qdef: QueueDef, replace: bool = False) -> QueueDef:
         qdef.validate()
         if not replace and self.lookup_queue(qdef.name, refresh=True) is not None:
@@ -391,6 +406,7 @@ class Connection:
         topics[naming.ack_topic(self.qmgr, qdef.name)] = (1, {"retention.ms": "-1"})
         self._ensure_topics(topics)
         self._await_leaders(list(topics))
+        self._await_offsets(topics)
         self._catalog_producer_send(qdef.name, qdef.to_json())
         pipe = self.redis.pipeline()
         pipe.hset(naming.catalog_key(self.qmgr), qdef.name, qdef.to_json())

@@ -24,6 +24,11 @@ from adapter.shim.state import QueueState
 # A topic just created: metadata names its leader a moment before the broker serves it.
 _TRANSIENT = {
     KafkaError.NOT_LEADER_FOR_PARTITION,
+    KafkaError.UNKNOWN_LEADER_EPOCH,
+    KafkaError.FENCED_LEADER_EPOCH,
+    KafkaError.OFFSET_NOT_AVAILABLE,
+    KafkaError.REPLICA_NOT_AVAILABLE,
+    KafkaError.BROKER_NOT_AVAILABLE,
     KafkaError.LEADER_NOT_AVAILABLE,
     KafkaError.UNKNOWN_TOPIC_OR_PART,
     KafkaError.REQUEST_TIMED_OUT,

@@ -1,20 +1,10 @@
-"""Fixtures for MQI tests: a connected queue manager per test (unique name) and helpers."""
+"""Helpers for MQI tests (the `qmgr` fixture comes from the mqk pytest plugin)."""
 
 from __future__ import annotations
-
-import pytest
 
 import adapter.pymqi as pymqi
 
 C = pymqi.CMQC
-
-
-@pytest.fixture
-def qmgr(mqk_servers, qmgr_name):
-    qm = pymqi.connect(qmgr_name)
-    yield qm
-    if qm._conn is not None:
-        qm.disconnect()
 
 
 def drain(queue: pymqi.Queue, wait_ms: int = 0) -> list[tuple[bytes, pymqi.MD]]:

@@ -15,11 +15,9 @@ C = pymqi.CMQC
 
 
 @pytest.fixture
-def qm(mqk_servers, qmgr_name):
-    manager = pymqi.connect(qmgr_name)
-    yield manager
-    if manager._conn is not None:
-        manager.disconnect()
+def qm(qmgr):
+    """The plugin's connected queue manager, under the name these tests use."""
+    return qmgr
 
 
 def run_job(
