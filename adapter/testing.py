@@ -140,10 +140,37 @@ def redis_url(mqk_servers: config.Endpoints) -> str:
     return mqk_servers.redis_url
 
 
+def purge_queue_manager(eps: config.Endpoints, qmgr: str) -> None:
+    """Delete every topic and Redis key of a queue manager (test clean-up: a broker that
+    keeps eleven topics per queue for every test would grow without bound)."""
+    import redis as redis_lib
+    from confluent_kafka.admin import AdminClient
+
+    from adapter.shim import naming
+
+    admin = AdminClient({"bootstrap.servers": eps.kafka_bootstrap})
+    prefix = f"mqk.{naming.escape(qmgr)}."
+    topics = [t for t in admin.list_topics(timeout=10).topics if t.startswith(prefix)]
+    if topics:
+        for fut in admin.delete_topics(topics, operation_timeout=30).values():
+            with contextlib.suppress(Exception):
+                fut.result(30)
+    client = redis_lib.Redis.from_url(eps.redis_url)
+    keys = list(client.scan_iter(match=f"mqk:{{{qmgr}/*", count=1000))
+    keys.append(naming.catalog_key(qmgr))
+    client.delete(*keys)
+    client.close()
+
+
 @pytest.fixture
-def qmgr_name() -> str:
-    """A queue-manager name no other test uses: topics and Redis keys never overlap."""
-    return f"QM{uuid.uuid4().hex[:10].upper()}"
+def qmgr_name(request) -> Iterator[str]:
+    """A queue-manager name no other test uses: topics and Redis keys never overlap.
+    In a test with servers, its topics and keys are deleted afterwards."""
+    name = f"QM{uuid.uuid4().hex[:10].upper()}"
+    yield name
+    if "mqk_servers" in request.fixturenames:
+        with contextlib.suppress(Exception):
+            purge_queue_manager(request.getfixturevalue("mqk_servers"), name)
 
 
 @pytest.fixture

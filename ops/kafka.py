@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 import shutil
 import time
 import uuid
@@ -113,7 +114,12 @@ def format_storage(config: Path, data_dir: Path, log: Path) -> None:
         raise KafkaStartError(f"formatting KRaft storage failed:\n{proc.stdout}{proc.stderr}")
 
 
-def start(run_dir: Path, port: int, controller_port: int, heap_mb: int = 512) -> int:
+# Every MQ queue is eleven topics: a long-lived test or demo broker holds thousands of
+# partitions, which outgrew 512 MiB (OutOfMemoryError after a few full test runs).
+HEAP_MB = int(os.environ.get("MQK_KAFKA_HEAP_MB", "1024"))
+
+
+def start(run_dir: Path, port: int, controller_port: int, heap_mb: int = HEAP_MB) -> int:
     for p in (port, controller_port):
         if procs.port_in_use(p):
             raise KafkaStartError(
