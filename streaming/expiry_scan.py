@@ -21,13 +21,11 @@ import threading
 import time
 from dataclasses import dataclass
 
-from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
 from adapter.core import expiry as exp
 from adapter.shim import naming
 from adapter.shim.connection import Connection
 from adapter.shim.reader import QueueReader, cand_of, lane_of
 from adapter.shim.state import NoEpochError
-from streaming import reports
 
 log = logging.getLogger("mqk.expire")
 
@@ -93,31 +91,12 @@ class ExpiryScanner:
             conn.record_ack(name, lane_of(item.key), item.key[2])
             reader.forget(item.key)
             result.expired += 1
-            if env is not None and exp.wants_expiry_report(env["Report"]):
-                self._report(env)
+            if env is not None and conn.report_expiry(env):
                 result.reports += 1
         for i in gone:
             reader.forget(expired[i].key)
         conn.barrier()  # the ack log and depth are published before the pass ends
         return result
-
-    def _report(self, env: dict) -> None:
-        """The expiration report, by the shim's put path. A report on a non-last segment
-        carries no data, which the shim's MQPUT refuses (MQRC_SEGMENT_LENGTH_ZERO, a
-        rule that does not apply to reports): such a report is put as the job puts it."""
-        from adapter.pymqi.errors import MQMIError
-
-        conn = self.conn
-        try:
-            conn.put_report(env, exp.expiry_report_fields(env, new_msg_id=conn.new_msg_id()))
-        except MQMIError as err:
-            if err.reason != C.MQRC_SEGMENT_LENGTH_ZERO:
-                raise
-            reply_q, records = reports.report_records(conn, env)
-            for topic, key, value in records:
-                conn.producer.produce(topic, value=value, key=key)
-            if records:
-                conn.count_put(reply_q, len(records))
 
     def _consume(self, qdef, cands: list[str]) -> tuple[list[int], list[int]]:
         """Claim calls for the whole pass: (taken indexes, gone indexes). Locks whose

@@ -239,6 +239,16 @@ class Connection:
             raise MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN)
         self.flush_depth()
 
+    def report_expiry(self, original: dict) -> bool:
+        """A discarded expired message asked for an MQRO_EXPIRATION* report: send it
+        (outside any unit of work). True if a report was put."""
+        from adapter.core.expiry import expiry_report_fields, wants_expiry_report
+
+        if not wants_expiry_report(original["Report"]):
+            return False
+        self.put_report(original, expiry_report_fields(original, new_msg_id=self.new_msg_id()))
+        return True
+
     def put_report(self, original: dict, fields: dict) -> None:
         """Put a report message (expiry) to the original's ReplyToQ, outside any unit of
         work. A reply queue that does not exist here drops the report, as MQ would send

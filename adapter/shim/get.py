@@ -461,10 +461,8 @@ class Getting:
             env = reader.envelopes.get(item.key)
             self.conn.record_ack(self.name, lane_of(item.key), item.key[2])
             reader.forget(item.key)
-            if env is not None and exp.wants_expiry_report(env["Report"]):
-                self.conn.put_report(
-                    env, exp.expiry_report_fields(env, new_msg_id=self.conn.new_msg_id())
-                )
+            if env is not None:
+                self.conn.report_expiry(env)
 
     def _advance_watermarks(self) -> None:
         self._forgotten = 0

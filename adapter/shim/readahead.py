@@ -80,11 +80,7 @@ class ReadAhead:
                 self.conn.txn.current.prefetched.remove(held)
                 self.state.claim([held.cand], self.conn.txn.current.owner, consume=True)
                 self.conn.record_ack(self.name, lane_of(item.key), item.key[2])
-                if exp.wants_expiry_report(held.env["Report"]):
-                    self.conn.put_report(
-                        held.env,
-                        exp.expiry_report_fields(held.env, new_msg_id=self.conn.new_msg_id()),
-                    )
+                self.conn.report_expiry(held.env)
                 continue
             self.conn.txn.deliver_prefetched(held)
             return self._deliver(item, [item], req, None, removed=True, env=held.env)
@@ -125,10 +121,7 @@ class ReadAhead:
             item = self._ahead.popleft()
             env = self._buffered.pop(item.key)
             if exp.is_expired(item.put_ms, item.expiry, now):
-                if exp.wants_expiry_report(env["Report"]):
-                    self.conn.put_report(
-                        env, exp.expiry_report_fields(env, new_msg_id=self.conn.new_msg_id())
-                    )
+                self.conn.report_expiry(env)
                 continue
             return self._deliver(item, [item], req, None, removed=True, env=env)
         return None

@@ -10,6 +10,7 @@ import pytest
 import adapter.pymqi as pymqi
 from streaming import readback
 from streaming.job import JobConfig, ReassemblyJob
+from tests.integration.conftest import drain  # noqa: F401 (shared helper)
 
 C = pymqi.CMQC
 
@@ -52,20 +53,6 @@ def outputs(bootstrap: str, qmgr: str, queue: str):
         readback.logical_messages(bootstrap, qmgr, queue),
         readback.complete_groups(bootstrap, qmgr, queue),
     )
-
-
-def drain(queue: pymqi.Queue, options: int = 0, wait_ms: int = 0) -> list[tuple[bytes, pymqi.MD]]:
-    """Destructive gets until MQRC_NO_MSG_AVAILABLE."""
-    out = []
-    while True:
-        md, gmo = pymqi.MD(), pymqi.GMO(Options=options | (C.MQGMO_WAIT if wait_ms else 0))
-        gmo.WaitInterval = wait_ms
-        try:
-            out.append((queue.get(None, md, gmo), md))
-        except pymqi.MQMIError as err:
-            if err.reason != C.MQRC_NO_MSG_AVAILABLE:
-                raise
-            return out
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float, poll: float = 0.2) -> bool:

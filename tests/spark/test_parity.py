@@ -79,7 +79,7 @@ def test_job_matches_complete_msg_gets(spark, qm, qmgr_name, kafka_bootstrap, tm
     msgs, groups = outputs(kafka_bootstrap, qmgr_name, queue)
     from_job = sorted((_msg_key(m.value), m.value["Payload"]) for m in msgs)
 
-    got = drain(pymqi.Queue(qm, queue, C.MQOO_INPUT_SHARED), C.MQGMO_COMPLETE_MSG)
+    got = drain(pymqi.Queue(qm, queue, C.MQOO_INPUT_SHARED), options=C.MQGMO_COMPLETE_MSG)
     from_gets = sorted((_msg_key(md), data) for data, md in got)
     assert from_job, "every workload has complete logical messages"
     assert from_job == from_gets

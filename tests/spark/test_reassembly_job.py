@@ -60,7 +60,7 @@ def test_spec_example_gives_logical_messages_groups_and_logical_order(
     ]
     # The shim's MQGET in logical order with COMPLETE_MSG agrees, message by message.
     q = pymqi.Queue(qm, "Q.SPEC", C.MQOO_INPUT_SHARED)
-    got_by_get = drain(q, LO_COMPLETE)
+    got_by_get = drain(q, options=LO_COMPLETE)
     assert [d for d, _ in got_by_get] == order
     assert [md.MsgFlags for _, md in got_by_get] == [
         m.value["MsgFlags"] for m in readback.logical_order(msgs, groups)
