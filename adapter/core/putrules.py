@@ -7,7 +7,7 @@ generates ids (`new_group_id`) so this stays deterministic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
 from adapter.core.model import (
@@ -219,8 +219,7 @@ def plan_put(
 
     msg_open = is_seg and not last_seg
     group_open = in_grp and (not flags & C.MQMF_LAST_MSG_IN_GROUP or msg_open)
-    new_cursor = replace(
-        cursor,
+    new_cursor = PutCursor(  # every field: cheaper than dataclasses.replace per put
         group_id=new_gid,
         seq=new_seq,
         offset=new_off,

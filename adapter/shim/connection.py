@@ -78,6 +78,10 @@ def _application_ended() -> None:
             pass
 
 
+# The pump's period: delivery reports of async puts, depth counts and acks batch up to it.
+PUMP_INTERVAL_S = 0.005
+
+
 class Connection:
     """Kafka producer/admin and Redis client of one queue-manager connection."""
 
@@ -168,10 +172,14 @@ class Connection:
                     # that put's delivery report and make it wait out a polling slice.
                     time.sleep(0.005)
                     continue
-                self.producer.poll(0.02)
+                # Never block inside poll(): a sync MQPUT starting meanwhile would find
+                # its delivery report taken here, and its flush() would sleep out a 10 ms
+                # polling slice (that cost every sync put ~1 ms on average).
+                self.producer.poll(0)
                 self.flush_depth()
                 self.flush_acks()
                 self.txn.renew()
+                self._closed.wait(PUMP_INTERVAL_S)
             except Exception as exc:  # noqa: BLE001 - reported to the app on its next call
                 self.async_errors.append(exc)
                 time.sleep(0.1)

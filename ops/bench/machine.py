@@ -89,3 +89,27 @@ def describe(kafka_bootstrap: str, redis_url: str) -> dict[str, str]:
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+def _cpu_times() -> tuple[int, int]:
+    """(idle, total) jiffies since boot, from /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return fields[3] + fields[4], sum(fields)  # idle + iowait
+
+
+def settle(max_wait_s: float, idle_share: float = 0.8, step_s: float = 1.0) -> tuple[float, float]:
+    """Wait (at most max_wait_s) until the CPUs were idle_share idle over one step, so a
+    section does not measure the broker's leftovers from the one before (log cleanup,
+    topic deletion, GC). Returns (seconds waited, idle share of the last step)."""
+    import time
+
+    start = time.monotonic()
+    share = 0.0
+    while True:
+        idle0, total0 = _cpu_times()
+        time.sleep(step_s)
+        idle1, total1 = _cpu_times()
+        share = (idle1 - idle0) / max(1, total1 - total0)
+        waited = time.monotonic() - start
+        if share >= idle_share or waited >= max_wait_s:
+            return waited, share

@@ -9,6 +9,7 @@ from ops.bench import plots
 from ops.bench.model import Row
 from ops.bench.settings import BenchConfig
 from ops.bench.timing import size_label
+from ops.bench.walls import explain
 
 HEADER = ("pair", "value", "raw value", "ratio", "target", "met?")
 
@@ -177,8 +178,22 @@ def markdown(rows: list[Row], info: RunInfo, pngs: list[Path]) -> str:
         "same topic settings and counts; the ratio column is Python raw / Java. Short runs "
         "count the JVM's start-up and JIT warm-up, and the tools share two cores with the "
         "broker (itself a JVM), so here they need not be the faster client.",
+        "- (costs) Microseconds per call, measured in the same run: an MQPUT beside a "
+        "produce(); the parts every MQ call pays (building MD + PMO, the envelope encode and "
+        "decode); a Redis Lua call via redis-py beside a bare loopback PING.",
         "",
     ]
+    walls = explain(rows)
+    if walls:
+        lines += [
+            "## Bottleneck of each missed pair",
+            "",
+            "Worked out from this run's figures: the pair's own, and the per-call costs "
+            "(the `costs` rows, in microseconds per call).",
+            "",
+            *walls,
+            "",
+        ]
     ceiling = _ceiling(rows)
     if ceiling:
         lines += ["## The broker's ceiling beside the Python figures", "", *ceiling, ""]

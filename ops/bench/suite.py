@@ -10,7 +10,18 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from adapter import config
-from ops.bench import bigmsg, gets, javatools, latency, logical, machine, puts, spark, uow
+from ops.bench import (
+    bigmsg,
+    costs,
+    gets,
+    javatools,
+    latency,
+    logical,
+    machine,
+    puts,
+    spark,
+    uow,
+)
 from ops.bench.model import Row
 from ops.bench.report import RunInfo
 from ops.bench.settings import BenchConfig
@@ -27,6 +38,7 @@ SECTIONS: dict[str, tuple[str, Callable[..., list[Row]]]] = {
     "latency": ("5 latency", latency.run),
     "spark": ("6 spark", spark.run),
     "java": ("7 ceiling", javatools.run),
+    "costs": (costs.SECTION, costs.run),  # per-call floors behind the missed 1 KiB ratios
 }
 
 
@@ -70,6 +82,9 @@ def run_suite(
         if only and name not in only:
             continue
         log(f"== ({section}) {name}")
+        if name not in skip:
+            waited, idle = machine.settle(cfg.settle_s)
+            log(f"   (settled {waited:.0f} s: CPUs {idle:.0%} idle)")
         t0 = time.monotonic()
         try:
             if name == "spark":
