@@ -111,6 +111,17 @@ def _one(r: Row, rows, shape, enc, dec, lua, ping) -> str:
             "own MQMD fields, and read back whole with MQGMO_COMPLETE_MSG. The join and "
             "the per-segment claim are the extra work."
         )
+    if r.section == "4 uow" and r.extra.get("read_ahead"):
+        put = _find(rows, costs.SECTION, "MQPUT call")
+        put_us = f" (an async MQPUT call alone is {put.value:,.0f} us)" if put else ""
+        return (
+            f"{mq_us:,.0f} us per get+put against {raw_us:,.0f} us. The locks are taken in "
+            "batches here, so Redis is no longer paid per message. What remains is the "
+            f"per-call Python of an MQGET and an MQPUT under syncpoint{put_us}, and an "
+            "MQCMIT per batch that flushes the transaction, verifies the locks in Redis, "
+            "commits, and waits until the outputs are visible. Wall: per-call Python "
+            "against a raw loop that handles a batch of records in C."
+        )
     if r.section == "4 uow":
         ahead = _find(rows, "4 uow", "READ_AHEAD")
         extra = (
@@ -149,10 +160,12 @@ def _one(r: Row, rows, shape, enc, dec, lua, ping) -> str:
         rules = res.get("rules_core_segments_per_s_one_core")
         return (
             f"{r.value:,.0f} segments/s. The same Spark pipeline with a processor that only "
-            f"joins values reaches {floor or 'n/a'} segments/s on this machine, and the rules "
-            f"core alone {rules or 'n/a'}/s on one core. local[2] shares the 2 cores with the "
-            "broker and Redis, so Spark's own per-batch cost (Kafka source, state store, "
-            "Arrow to Python and back) sets the ceiling before any MQ rule runs. "
+            f"joins values reaches {floor or float('nan'):,.0f} segments/s on this machine, "
+            "and "
+            f"the rules core alone {rules or float('nan'):,.0f}/s on one core. local[2] "
+            "shares the 2 cores with the broker and Redis, so Spark's own per-batch cost "
+            "(Kafka source, state store, Arrow to Python and back) sets the ceiling "
+            "before any MQ rule runs. "
             + (
                 f"Wall: cores. The framework alone stays below {r.target.bound:,.0f}/s here."
                 if floor is not None and r.target is not None and floor < r.target.bound
