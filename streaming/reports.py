@@ -14,9 +14,6 @@ transaction, which is right for a get's discard but not for this.)
 
 from __future__ import annotations
 
-import getpass
-import os
-import sys
 import time
 from dataclasses import replace
 from typing import Any
@@ -30,6 +27,7 @@ from adapter.core.putrules import PutCursor, plan_put
 from adapter.core.segmentation import segment_message
 from adapter.shim import naming
 from adapter.shim.connection import Connection
+from adapter.shim.mdfields import DEFAULT_CONTEXT
 from adapter.shim.state import NoEpochError, QueueState
 
 # An expired message this job locked stays hidden from getters until the transaction
@@ -38,8 +36,6 @@ from adapter.shim.state import NoEpochError, QueueState
 # shim's reconcile): consumed if the transaction committed, released if not.
 DISCARD_LEASE_MS = 10 * 60 * 1000
 
-_USER = (getpass.getuser() or "")[:12]
-_APPL_NAME = os.path.basename(sys.argv[0] or "python")[-28:]
 
 Record = tuple[str, bytes, bytes]  # (topic, key, value)
 
@@ -111,12 +107,7 @@ def report_records(conn: Connection, original: dict[str, Any]) -> tuple[str, lis
         "ReplyToQ": "",
         "ReplyToQMgr": "",
         "BackoutCount": 0,
-        "UserIdentifier": _USER,
-        "AccountingToken": b"\0" * 32,
-        "ApplIdentityData": "",
-        "PutApplType": C.MQAT_UNIX,
-        "PutApplName": _APPL_NAME,
-        "ApplOriginData": "",
+        **DEFAULT_CONTEXT,
     }
     topic = naming.data_topic(conn.qmgr, reply_q, priority)
     key = plan.group_id if plan.group_id != C.MQGI_NONE else msg_id

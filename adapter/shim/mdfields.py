@@ -4,8 +4,23 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import getpass
+import os
+import sys
 
+from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
 from adapter.pymqi.structs import mqchar
+
+# Context the queue manager generates for a put without SET_*_CONTEXT: the same on
+# every put of this process (MQ's own defaults: user, program name, MQAT_UNIX).
+DEFAULT_CONTEXT = {
+    "UserIdentifier": (getpass.getuser() or "")[:12],
+    "AccountingToken": b"\0" * 32,
+    "ApplIdentityData": "",
+    "PutApplType": C.MQAT_UNIX,
+    "PutApplName": os.path.basename(sys.argv[0] or "python")[-28:],
+    "ApplOriginData": "",
+}
 
 
 @functools.lru_cache(maxsize=4096)

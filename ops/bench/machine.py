@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -101,8 +102,6 @@ def settle(max_wait_s: float, idle_share: float = 0.8, step_s: float = 1.0) -> t
     """Wait (at most max_wait_s) until the CPUs were idle_share idle over one step, so a
     section does not measure the broker's leftovers from the one before (log cleanup,
     topic deletion, GC). Returns (seconds waited, idle share of the last step)."""
-    import time
-
     start = time.monotonic()
     share = 0.0
     while True:

@@ -275,3 +275,55 @@ def test_read_ahead_delivers_each_message_once_and_close_gives_back_the_rest(qmg
     rest = [d for d, _ in drain(other)]
     assert rest == [f"n{i:02d}".encode() for i in range(10, 50)]
     assert qmgr.queue_status("Q.AHEAD")["current_depth"] == 0
+
+
+def _context(md) -> tuple:
+    return (
+        pymqi.structs.mqstr(md.UserIdentifier),
+        bytes(md.AccountingToken).rstrip(b"\0"),
+        pymqi.structs.mqstr(md.ApplIdentityData),
+        md.PutApplType,
+        pymqi.structs.mqstr(md.PutApplName),
+        pymqi.structs.mqstr(md.ApplOriginData),
+    )
+
+
+def test_context_options_decide_which_context_the_message_carries(qmgr) -> None:
+    """MQPMO_DEFAULT_CONTEXT: the queue manager generates identity and origin;
+    SET_IDENTITY_CONTEXT: the application's identity, generated origin; SET_ALL_CONTEXT:
+    both the application's; NO_CONTEXT: all blank, PutApplType MQAT_NO_CONTEXT."""
+    qmgr.define_queue("Q.CTX")
+    q = _open(qmgr, "Q.CTX", C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
+    app = {
+        "UserIdentifier": b"alice",
+        "AccountingToken": b"token-1",
+        "ApplIdentityData": b"ident",
+        "PutApplType": C.MQAT_JAVA,
+        "PutApplName": b"billing",
+        "ApplOriginData": b"orig",
+    }
+    generated = None
+    for option in (
+        C.MQPMO_DEFAULT_CONTEXT,
+        C.MQPMO_SET_IDENTITY_CONTEXT,
+        C.MQPMO_SET_ALL_CONTEXT,
+        C.MQPMO_NO_CONTEXT,
+    ):
+        put_md = pymqi.MD(**app)
+        q.put(b"ctx", put_md, pymqi.PMO(Options=option))
+        got_md = pymqi.MD()
+        q.get(None, got_md)
+        got = _context(got_md)
+        assert _context(put_md) == got, option  # the put's MD is filled with what was sent
+        if option == C.MQPMO_DEFAULT_CONTEXT:
+            generated = got
+            assert got[0] and got[3] == C.MQAT_UNIX and got[4]
+            assert (got[1], got[2], got[5]) == (b"", "", "")
+        elif option == C.MQPMO_SET_IDENTITY_CONTEXT:
+            assert got[:3] == ("alice", b"token-1", "ident")
+            assert got[3:] == generated[3:]
+        elif option == C.MQPMO_SET_ALL_CONTEXT:
+            assert got == ("alice", b"token-1", "ident", C.MQAT_JAVA, "billing", "orig")
+        else:
+            assert got == ("", b"", "", C.MQAT_NO_CONTEXT, "", "")
+    q.close()
