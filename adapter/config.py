@@ -47,3 +47,37 @@ def endpoints(kafka_bootstrap: str | None = None, redis_url: str | None = None) 
         or local.kafka_bootstrap,
         redis_url=redis_url or os.environ.get(REDIS_URL_ENV) or local.redis_url,
     )
+
+
+# ---------------------------------------------------------------------------- tuning
+# Read once at import; the environment variables let tests and operators shorten them.
+
+# How long a server may stay unreachable before a call gives MQRC_CONNECTION_BROKEN.
+BROKEN_AFTER_S = float(os.environ.get("MQK_BROKEN_AFTER_S", "15"))
+# Lease on messages got under syncpoint; renewed every third of it while the UOW lives.
+LEASE_MS = int(os.environ.get("MQK_UOW_LEASE_MS", "30000"))
+# The broker aborts a transaction whose producer went silent this long.
+TXN_TIMEOUT_MS = int(os.environ.get("MQK_TXN_TIMEOUT_MS", "20000"))
+# The pump's period: delivery reports of async puts, depth counts and acks batch up to it.
+PUMP_INTERVAL_S = 0.005
+# An open handle's registration (IPPROCS/OPPROCS) outlives a dead process this long.
+OPEN_LEASE_MS = 120_000
+# A depth estimate this far below MAXDEPTH is trusted without asking the state.
+DEPTH_MARGIN = 256
+# Candidates offered to one claim: enough to get past the messages other getters took
+# since this handle last looked, without shipping the whole queue.
+CLAIM_BATCH = 16
+# How often (consumed messages) a handle raises the low watermarks it can prove.
+ADVANCE_EVERY = 512
+# A get trusts a view this fresh; older, it first reads what was committed meanwhile
+# (so a higher-priority message put just before the get is not overtaken).
+STALE_VIEW_S = 0.1
+# Non-persistent messages one read-ahead claim takes for a handle's buffer.
+READ_AHEAD_BATCH = 256
+# A browse lock (MQGMO_LOCK) lasts this long without renewal.
+BROWSE_LOCK_MS = 600_000
+# Recovery: long enough for live connections' batched acks (flushed every ~5 ms) to land.
+ACK_GRACE_S = 1.0
+REBUILD_LOCK_S = 120
+# Short: a process killed while reconciling must not block everyone else for long.
+RECONCILE_LOCK_S = 5

@@ -1,0 +1,190 @@
+"""The real log backend: confluent-kafka's clients and admin calls (log.Log)."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+
+from confluent_kafka import (
+    Consumer,
+    IsolationLevel,
+    KafkaError,
+    KafkaException,
+    Producer,
+    TopicPartition,
+)
+from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
+
+from adapter import config
+from adapter.shim.log import TopicSpec
+
+# librdkafka's own log lines go to this logger. Its warnings and errors propagate to
+# the application's handlers; its informational lines only where the application lowers
+# this logger's level (the CLI's --verbose does).
+KAFKA_LOGGER = "mqk.kafka"
+if logging.getLogger(KAFKA_LOGGER).level == logging.NOTSET:
+    logging.getLogger(KAFKA_LOGGER).setLevel(logging.WARNING)
+
+# A topic just created: metadata names its leader a moment before the broker serves it.
+_TRANSIENT = {
+    KafkaError.NOT_LEADER_FOR_PARTITION,
+    KafkaError.UNKNOWN_LEADER_EPOCH,
+    KafkaError.FENCED_LEADER_EPOCH,
+    KafkaError.OFFSET_NOT_AVAILABLE,
+    KafkaError.REPLICA_NOT_AVAILABLE,
+    KafkaError.BROKER_NOT_AVAILABLE,
+    KafkaError.LEADER_NOT_AVAILABLE,
+    KafkaError.UNKNOWN_TOPIC_OR_PART,
+    KafkaError.REQUEST_TIMED_OUT,
+    KafkaError._TRANSPORT,
+    KafkaError._TIMED_OUT,
+}
+
+_MAX_RECORD = 100 * 1024 * 1024
+
+
+class KafkaLog:
+    """Clients of one queue-manager connection on one Kafka cluster."""
+
+    def __init__(self, bootstrap: str, client_id: str | None = None) -> None:
+        self.bootstrap = bootstrap
+        self.client_id = client_id or uuid.uuid4().hex[:12]
+        self.conf = {"bootstrap.servers": bootstrap, "logger": logging.getLogger(KAFKA_LOGGER)}
+        self.admin = AdminClient(self.conf)
+
+    # -- clients ---------------------------------------------------------------------
+    def producer(self) -> Producer:
+        return Producer(
+            {
+                **self.conf,
+                # Persistent messages: idempotent, acks=all (MQ hardens persistent puts).
+                "enable.idempotence": True,
+                "acks": "all",
+                "linger.ms": 2,
+                "message.max.bytes": _MAX_RECORD,
+                "message.timeout.ms": int(config.BROKEN_AFTER_S * 1000),
+                "retry.backoff.ms": 10,
+            }
+        )
+
+    def transactional_producer(self, transactional_id: str) -> Producer:
+        return Producer(
+            {
+                **self.conf,
+                "transactional.id": transactional_id,
+                "enable.idempotence": True,
+                "acks": "all",
+                "linger.ms": 1,
+                "retry.backoff.ms": 5,  # back-to-back short transactions (STACK-NOTES)
+                "transaction.timeout.ms": config.TXN_TIMEOUT_MS,
+                "message.max.bytes": _MAX_RECORD,
+            }
+        )
+
+    def reader(self) -> Consumer:
+        return Consumer(
+            {
+                **self.conf,
+                "group.id": f"mqk-reader-{self.client_id}",  # never joined: assign() only
+                "enable.auto.commit": False,
+                "enable.auto.offset.store": False,
+                "isolation.level": "read_committed",
+                "fetch.wait.max.ms": 20,
+                "fetch.error.backoff.ms": 20,
+                "fetch.queue.backoff.ms": 1,
+                "enable.partition.eof": False,
+                # Offset 0 of a topic whose log start moved on: start at the oldest record.
+                "auto.offset.reset": "earliest",
+                # Prefetch bound: big segmented messages need not sit in memory twice.
+                "queued.max.messages.kbytes": 8192,
+            }
+        )
+
+    # -- administration --------------------------------------------------------------
+    def check_reachable(self) -> None:
+        deadline = time.monotonic() + config.BROKEN_AFTER_S
+        while True:
+            try:
+                self.admin.list_topics(timeout=min(5.0, config.BROKEN_AFTER_S))
+                return
+            except KafkaException:
+                if time.monotonic() > deadline:
+                    raise
+
+    def topic_exists(self, topic: str) -> bool:
+        md = self.admin.list_topics(topic=topic, timeout=10)
+        return topic in md.topics and md.topics[topic].error is None
+
+    def create_topics(self, topics: dict[str, TopicSpec]) -> None:
+        new = [
+            NewTopic(t, num_partitions=s.partitions, replication_factor=-1, config=s.config)
+            for t, s in topics.items()
+        ]
+        for fut in self.admin.create_topics(new, operation_timeout=30).values():
+            try:
+                fut.result(60)
+            except KafkaException as exc:
+                if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                    raise
+        self._await_leaders(list(topics))
+        # A new partition is usable once the broker answers ListOffsets for it (its
+        # leader epoch settles a moment after metadata names the leader).
+        self.end_offsets([(t, p) for t, s in topics.items() for p in range(s.partitions)])
+
+    def _await_leaders(self, topics: list[str], timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        pending = set(topics)
+        while pending:
+            md = self.admin.list_topics(timeout=5)
+            for t in list(pending):
+                tmd = md.topics.get(t)
+                if (
+                    tmd
+                    and tmd.error is None
+                    and tmd.partitions
+                    and all(p.leader >= 0 and p.error is None for p in tmd.partitions.values())
+                ):
+                    pending.discard(t)
+            if pending:
+                if time.monotonic() > deadline:
+                    raise KafkaException(
+                        KafkaError(KafkaError.LEADER_NOT_AVAILABLE, f"no leader: {sorted(pending)}")
+                    )
+                time.sleep(0.05)
+
+    def delete_topics(self, topics: list[str]) -> None:
+        for fut in self.admin.delete_topics(topics, operation_timeout=30).values():
+            try:
+                fut.result(60)
+            except KafkaException as exc:
+                if exc.args[0].code() != KafkaError.UNKNOWN_TOPIC_OR_PART:
+                    raise
+
+    def end_offsets(
+        self, partitions: list[tuple[str, int]], *, committed: bool = True, timeout: float = 2.0
+    ) -> dict[tuple[str, int], int]:
+        """One ListOffsets request from the AdminClient (about 1 ms, where a consumer's
+        own call waits on its fetch loop)."""
+        level = IsolationLevel.READ_COMMITTED if committed else IsolationLevel.READ_UNCOMMITTED
+        specs = {TopicPartition(t, p): OffsetSpec.latest() for t, p in partitions}
+        deadline = time.monotonic() + config.BROKEN_AFTER_S
+        while True:
+            try:
+                futures = self.admin.list_offsets(
+                    specs, isolation_level=level, request_timeout=timeout
+                )
+                return {
+                    (tp.topic, tp.partition): fut.result(timeout).offset
+                    for tp, fut in futures.items()
+                }
+            except KafkaException as exc:
+                err = exc.args[0] if exc.args else None
+                retriable = err is not None and (err.retriable() or err.code() in _TRANSIENT)
+                if not retriable or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def close(self) -> None:
+        """The admin client has nothing to flush; producers and readers are closed by
+        their owners."""

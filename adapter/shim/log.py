@@ -1,0 +1,124 @@
+"""The log backend: the seam to Kafka, the source of truth.
+
+The engine needs little of Kafka: producers (plain and transactional) whose calls are
+confluent-kafka's own, a reader with manual assignment that sees committed records
+only (read_committed), and a handful of administrative calls. The protocols name that
+subset, so the real backend hands out confluent-kafka's clients unwrapped (no cost on
+the hot path) and the in-memory backend (memory_log.py) mimics exactly that subset.
+
+Records read are confluent-kafka `Message`-shaped: topic(), partition(), offset(),
+key(), value(), timestamp() -> (type, ms), error(). Partitions are
+`confluent_kafka.TopicPartition`. Failures are `confluent_kafka.KafkaException`
+(and `BufferError` from produce() when the local queue is full), from either backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from confluent_kafka import TopicPartition
+
+DeliveryCallback = Callable[[Any, Any], None]  # (KafkaError | None, Message)
+
+
+class Producer(Protocol):
+    def produce(
+        self,
+        topic: str,
+        value: bytes | None = None,
+        key: bytes | None = None,
+        on_delivery: DeliveryCallback | None = None,
+    ) -> None: ...
+
+    def poll(self, timeout: float = 0.0) -> int:
+        """Serve delivery callbacks; how many were served."""
+        ...
+
+    def flush(self, timeout: float = -1) -> int:
+        """Send and wait for delivery; how many are still undelivered."""
+        ...
+
+    def __len__(self) -> int:
+        """Records produced and not yet delivered (or failed)."""
+        ...
+
+
+class TransactionalProducer(Producer, Protocol):
+    def init_transactions(self, timeout: float = -1) -> None:
+        """Fence earlier producers with this transactional id, aborting their open
+        transaction."""
+        ...
+
+    def begin_transaction(self) -> None: ...
+
+    def commit_transaction(self, timeout: float = -1) -> None: ...
+
+    def abort_transaction(self, timeout: float = -1) -> None: ...
+
+
+class Record(Protocol):
+    def topic(self) -> str: ...
+    def partition(self) -> int: ...
+    def offset(self) -> int: ...
+    def key(self) -> bytes | None: ...
+    def value(self) -> bytes | None: ...
+    def timestamp(self) -> tuple[int, int]: ...
+    def error(self) -> Any: ...
+
+
+class Reader(Protocol):
+    """A consumer with manual assignment (never a group member), read_committed."""
+
+    def assign(self, partitions: list[TopicPartition]) -> None: ...
+
+    def poll(self, timeout: float = -1) -> Record | None: ...
+
+    def consume(self, num_messages: int = 1, timeout: float = -1) -> list[Record]: ...
+
+    def position(self, partitions: list[TopicPartition]) -> list[TopicPartition]: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class TopicSpec:
+    partitions: int
+    config: dict[str, str] = field(default_factory=dict)
+
+
+class Log(Protocol):
+    """Kafka as the engine uses it: clients and the administrative calls."""
+
+    def producer(self) -> Producer:
+        """An idempotent producer with acks=all (every put is hardened)."""
+        ...
+
+    def transactional_producer(self, transactional_id: str) -> TransactionalProducer: ...
+
+    def reader(self) -> Reader: ...
+
+    def create_topics(self, topics: dict[str, TopicSpec]) -> None:
+        """Create what does not exist; return once every partition serves reads."""
+        ...
+
+    def delete_topics(self, topics: list[str]) -> None:
+        """Delete the topics; ones already gone are ignored."""
+        ...
+
+    def topic_exists(self, topic: str) -> bool: ...
+
+    def end_offsets(
+        self, partitions: list[tuple[str, int]], *, committed: bool = True
+    ) -> dict[tuple[str, int], int]:
+        """Per partition the last stable offset (committed=True: what read_committed
+        readers can reach) or the high watermark. Retriable errors are retried for
+        MQK_BROKEN_AFTER_S, then KafkaException."""
+        ...
+
+    def check_reachable(self) -> None:
+        """Raise KafkaException if the cluster does not answer (after retries)."""
+        ...
+
+    def close(self) -> None: ...

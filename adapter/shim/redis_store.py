@@ -1,0 +1,508 @@
+"""The Redis state backend: owner of every Redis key name and every Lua script.
+
+Keys of queue Q of queue manager QM share the prefix `mqk:{QM/Q}:` (the hash tag keeps
+a queue's keys in one cluster slot, so one script may touch all of them):
+
+| key | type | holds |
+|---|---|---|
+| `low` | hash lane -> offset | low watermark: below it everything is consumed |
+| `done:<lane>` | sorted set | consumed offsets at or above the low watermark |
+| `lock` | hash candidate -> `owner|lease_until_ms` | syncpoint gets, browse locks, discards |
+| `bo` | hash candidate -> n | BackoutCount added by backouts and reclaims |
+| `depth` | counter | CURDEPTH: committed messages on the queue |
+| `opens` | hash handle -> `kinds|lease_until_ms` | open handles (IPPROCS / OPPROCS) |
+| `epoch` | string | present = the state is complete; every claim refuses without it |
+| `ackpos` | integer | ack-log offset up to which consumption is applied |
+| `rebuild`, `reconcile` | string with TTL | short exclusive rights |
+
+and `mqk:{QM}:catalog` (hash name -> definition) caches the catalog topic.
+A candidate is spelled `priority.partition:offset` (store.encode); the scripts parse it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import redis
+from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_exponential
+
+from adapter import config
+from adapter.shim.store import (
+    BatchClaim,
+    Candidate,
+    ClaimResult,
+    ClaimStatus,
+    NoEpochError,
+    encode,
+)
+
+NO_EPOCH = -2
+
+_STATUS = """
+local p = KEYS[1]
+local function status(c, owner, now)
+  local sep = string.find(c, ':', 1, true)
+  local ln = string.sub(c, 1, sep - 1)
+  local off = tonumber(string.sub(c, sep + 1))
+  local low = tonumber(redis.call('HGET', p .. 'low', ln) or '0')
+  if off < low or redis.call('ZSCORE', p .. 'done:' .. ln, off) then return 1, ln, off end
+  local l = redis.call('HGET', p .. 'lock', c)
+  if l then
+    local bar = string.find(l, '|', 1, true)
+    if string.sub(l, 1, bar - 1) == owner then return 3, ln, off end
+    if tonumber(string.sub(l, bar + 1)) > now then return 2, ln, off end
+    -- The owner's lease ran out: it may have died after committing, so the ack log
+    -- must be reconciled before the message is offered again.
+    return 4, ln, off
+  end
+  return 0, ln, off
+end
+"""
+
+# ARGV: now_ms, owner, lease_ms, mode ('consume'|'lock'), all_or_nothing ('0'|'1'), cands...
+# Returns {taken_index (1-based, 0 = none), its BackoutCount, codes...} or {-2} without an
+# epoch; a code i > 0: candidate i is consumed, -i: locked (stale, or held).
+# Status 1 = consumed (gone for good), 2 = locked by another owner, 3 = locked by me,
+# 4 = locked by an owner whose lease ran out (reconcile with the ack log first).
+_CLAIM = (
+    _STATUS
+    + """
+if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
+local now, owner, lease, mode = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local function take(c, ln, off)
+  if mode == 'consume' then
+    redis.call('ZADD', p .. 'done:' .. ln, off, off)
+    redis.call('HDEL', p .. 'lock', c)
+    redis.call('DECR', p .. 'depth')
+  else
+    redis.call('HSET', p .. 'lock', c, owner .. '|' .. (now + lease))
+  end
+end
+local res = {0, 0}
+local function bo(c) return tonumber(redis.call('HGET', p .. 'bo', c) or '0') end
+if ARGV[5] == '1' then
+  local seen = {}
+  for i = 6, #ARGV do
+    local s, ln, off = status(ARGV[i], owner, now)
+    if s == 1 or s == 2 or s == 4 then
+      res[1] = 0
+      table.insert(res, (s == 1) and (i - 5) or -(i - 5))
+      return res
+    end
+    seen[i] = {ln, off}
+  end
+  for i = 6, #ARGV do take(ARGV[i], seen[i][1], seen[i][2]) end
+  res[1] = 1
+  res[2] = bo(ARGV[6])
+  return res
+end
+for i = 6, #ARGV do
+  local s, ln, off = status(ARGV[i], owner, now)
+  if s == 0 or s == 3 then
+    take(ARGV[i], ln, off)
+    res[1] = i - 5
+    res[2] = bo(ARGV[i])
+    return res
+  end
+  if s == 1 then table.insert(res, i - 5) end
+  if s == 4 then table.insert(res, -(i - 5)) end
+end
+return res
+"""
+)
+
+# Read-ahead: consume every free candidate at once. ARGV: now_ms, owner, cands...
+# Returns {{taken_index...}, {their BackoutCounts...}, {gone_index...}} or {-2}.
+_CLAIM_MANY = (
+    _STATUS
+    + """
+if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
+local now, owner = tonumber(ARGV[1]), ARGV[2]
+local taken, backouts, gone = {}, {}, {}
+for i = 3, #ARGV do
+  local s, ln, off = status(ARGV[i], owner, now)
+  if s == 0 or s == 3 then
+    redis.call('ZADD', p .. 'done:' .. ln, off, off)
+    redis.call('HDEL', p .. 'lock', ARGV[i])
+    table.insert(taken, i - 2)
+    table.insert(backouts, tonumber(redis.call('HGET', p .. 'bo', ARGV[i]) or '0'))
+  elseif s == 1 then
+    table.insert(gone, i - 2)
+  end
+end
+if #taken > 0 then redis.call('DECRBY', p .. 'depth', #taken) end
+return {taken, backouts, gone}
+"""
+)
+
+# Syncpoint read-ahead: lock every free candidate for a unit of work at once.
+# ARGV: now_ms, owner, lease_ms, cands... Returns {{taken...}, {backouts...}, {gone...}}.
+_LOCK_MANY = (
+    _STATUS
+    + """
+if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
+local now, owner, lease = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local taken, backouts, gone = {}, {}, {}
+for i = 4, #ARGV do
+  local s, ln, off = status(ARGV[i], owner, now)
+  if s == 0 or s == 3 then
+    redis.call('HSET', p .. 'lock', ARGV[i], owner .. '|' .. (now + lease))
+    table.insert(taken, i - 3)
+    table.insert(backouts, tonumber(redis.call('HGET', p .. 'bo', ARGV[i]) or '0'))
+  elseif s == 1 then
+    table.insert(gone, i - 3)
+  end
+end
+return {taken, backouts, gone}
+"""
+)
+
+# ARGV: now_ms, owner, cands... -> statuses (0 free, 1 gone, 2 locked by other, 3 mine).
+_PEEK = (
+    _STATUS
+    + """
+if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
+local out = {}
+for i = 3, #ARGV do local s = status(ARGV[i], ARGV[2], tonumber(ARGV[1])); out[i - 2] = s end
+return out
+"""
+)
+
+# ARGV: owner, bump_backout ('0'|'1'), cands... Releases my locks; returns how many.
+_RELEASE = """
+local p = KEYS[1]
+local n = 0
+for i = 3, #ARGV do
+  local l = redis.call('HGET', p .. 'lock', ARGV[i])
+  if l and string.sub(l, 1, string.find(l, '|', 1, true) - 1) == ARGV[1] then
+    redis.call('HDEL', p .. 'lock', ARGV[i])
+    if ARGV[2] == '1' then redis.call('HINCRBY', p .. 'bo', ARGV[i], 1) end
+    n = n + 1
+  end
+end
+return n
+"""
+
+# ARGV: now_ms, owner, lease_ms, cands... Extends my locks; returns how many are no
+# longer mine (a unit of work holding such a get must not commit).
+_VERIFY = """
+local p = KEYS[1]
+if redis.call('EXISTS', p .. 'epoch') == 0 then return -2 end
+local now, owner, lease = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local lost = 0
+for i = 4, #ARGV do
+  local l = redis.call('HGET', p .. 'lock', ARGV[i])
+  if l and string.sub(l, 1, string.find(l, '|', 1, true) - 1) == ARGV[2] then
+    redis.call('HSET', p .. 'lock', ARGV[i], owner .. '|' .. (now + lease))
+  else
+    lost = lost + 1
+  end
+end
+return lost
+"""
+
+# ARGV: cands... Consumption that is durable in the ack log (a committed unit of work,
+# or reconciliation): drop any lock, record the offset, count it once.
+_APPLY = """
+local p = KEYS[1]
+local n = 0
+for i = 1, #ARGV do
+  local c = ARGV[i]
+  redis.call('HDEL', p .. 'lock', c)
+  local sep = string.find(c, ':', 1, true)
+  local ln, off = string.sub(c, 1, sep - 1), tonumber(string.sub(c, sep + 1))
+  local low = tonumber(redis.call('HGET', p .. 'low', ln) or '0')
+  if off >= low and redis.call('ZADD', p .. 'done:' .. ln, off, off) == 1 then n = n + 1 end
+end
+if n > 0 then redis.call('DECRBY', p .. 'depth', n) end
+return n
+"""
+
+# ARGV: now_ms, cands... Locks whose lease ran out, checked against an ack log read to
+# its last stable offset: not consumed, so the dead owner's unit of work was backed out.
+# The message is released with BackoutCount + 1.
+_RECLAIM = """
+local p = KEYS[1]
+local now = tonumber(ARGV[1])
+local n = 0
+for i = 2, #ARGV do
+  local c = ARGV[i]
+  local l = redis.call('HGET', p .. 'lock', c)
+  if l and tonumber(string.sub(l, string.find(l, '|', 1, true) + 1)) <= now then
+    redis.call('HDEL', p .. 'lock', c)
+    redis.call('HINCRBY', p .. 'bo', c, 1)
+    n = n + 1
+  end
+end
+return n
+"""
+
+# ARGV: lane, new_low. Raises the lane's low watermark and forgets offsets below it,
+# but never past a locked offset (a message in a unit of work, a browse lock): a
+# backout must find it above the watermark, available again.
+_ADVANCE = """
+local p = KEYS[1]
+local cur = tonumber(redis.call('HGET', p .. 'low', ARGV[1]) or '0')
+local new = tonumber(ARGV[2])
+local prefix = ARGV[1] .. ':'
+for _, c in ipairs(redis.call('HKEYS', p .. 'lock')) do
+  if string.sub(c, 1, #prefix) == prefix then
+    local off = tonumber(string.sub(c, #prefix + 1))
+    if off < new then new = off end
+  end
+end
+if new > cur then
+  redis.call('HSET', p .. 'low', ARGV[1], new)
+  redis.call('ZREMRANGEBYSCORE', p .. 'done:' .. ARGV[1], '-inf', '(' .. new)
+end
+return new > cur and 1 or 0
+"""
+
+
+def queue_prefix(qmgr: str, queue: str) -> str:
+    """Redis prefix of one queue (a hash tag: one cluster slot per queue)."""
+    return f"mqk:{{{qmgr}/{queue}}}:"
+
+
+def catalog_key(qmgr: str) -> str:
+    return f"mqk:{{{qmgr}}}:catalog"
+
+
+def purge_queue_manager(client: redis.Redis, qmgr: str) -> None:
+    """Delete every key of a queue manager (test clean-up)."""
+    keys = list(client.scan_iter(match=f"mqk:{{{qmgr}/*", count=1000))
+    keys.append(catalog_key(qmgr))
+    client.delete(*keys)
+
+
+def _batch(res) -> BatchClaim:
+    if res and res[0] == NO_EPOCH:
+        raise NoEpochError("no epoch")
+    taken, backouts, gone = res
+    return BatchClaim(
+        [int(x) - 1 for x in taken], [int(b) for b in backouts], [int(x) - 1 for x in gone]
+    )
+
+
+class RedisQueueState:
+    """Scripts bound to one queue's key prefix (store.QueueState)."""
+
+    def __init__(self, store: RedisStore, queue: str) -> None:
+        self.r = store.client
+        self.prefix = queue_prefix(store.qmgr, queue)
+        self._now_ms = store.now_ms
+        s = store.scripts
+        self._claim, self._peek, self._release = s["claim"], s["peek"], s["release"]
+        self._advance, self._claim_many, self._lock_many = (
+            s["advance"],
+            s["claim_many"],
+            s["lock_many"],
+        )
+        self._verify, self._apply, self._reclaim = s["verify"], s["apply"], s["reclaim"]
+        self._keys = [self.prefix]
+
+    def claim(
+        self,
+        cands: list[tuple[int, int, int]],
+        owner: str,
+        *,
+        consume: bool,
+        lease_ms: int = 60_000,
+        all_or_nothing: bool = False,
+    ) -> ClaimResult:
+        res = self._claim(
+            keys=self._keys,
+            args=[
+                self._now_ms(),
+                owner,
+                lease_ms,
+                "consume" if consume else "lock",
+                "1" if all_or_nothing else "0",
+                *map(encode, cands),
+            ],
+        )
+        if res and res[0] == NO_EPOCH:
+            raise NoEpochError(self.prefix)
+        taken, backout = int(res[0]), int(res[1])
+        rest = [int(x) for x in res[2:]]
+        index = (0 if taken else None) if all_or_nothing else (taken - 1 if taken else None)
+        return ClaimResult(
+            index=index,
+            backout=backout,
+            gone=[x - 1 for x in rest if x > 0],
+            locked=[-x - 1 for x in rest if x < 0],
+        )
+
+    def consume_many(self, cands: list[tuple[int, int, int]], owner: str) -> BatchClaim:
+        return _batch(
+            self._claim_many(keys=self._keys, args=[self._now_ms(), owner, *map(encode, cands)])
+        )
+
+    def lock_many(
+        self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int
+    ) -> BatchClaim:
+        return _batch(
+            self._lock_many(
+                keys=self._keys, args=[self._now_ms(), owner, lease_ms, *map(encode, cands)]
+            )
+        )
+
+    def peek(self, cands: list[tuple[int, int, int]], owner: str) -> list[ClaimStatus]:
+        res = self._peek(keys=self._keys, args=[self._now_ms(), owner, *map(encode, cands)])
+        if res and res[0] == NO_EPOCH:
+            raise NoEpochError(self.prefix)
+        return [ClaimStatus(int(x)) for x in res]
+
+    def release(
+        self, cands: list[tuple[int, int, int]], owner: str, *, backout: bool = False
+    ) -> int:
+        if not cands:
+            return 0
+        args = [owner, "1" if backout else "0", *map(encode, cands)]
+        return int(self._release(keys=self._keys, args=args))
+
+    def verify(self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int) -> int:
+        if not cands:
+            return 0
+        args = [self._now_ms(), owner, lease_ms, *map(encode, cands)]
+        lost = int(self._verify(keys=self._keys, args=args))
+        if lost == NO_EPOCH:
+            raise NoEpochError(self.prefix)
+        return lost
+
+    def apply_consumed(self, cands: list[tuple[int, int, int]]) -> int:
+        if not cands:
+            return 0
+        return int(self._apply(keys=self._keys, args=list(map(encode, cands))))
+
+    def reclaim(self, cands: list[tuple[int, int, int]]) -> int:
+        if not cands:
+            return 0
+        return int(self._reclaim(keys=self._keys, args=[self._now_ms(), *map(encode, cands)]))
+
+    def stale_locks(self) -> list[Candidate]:
+        now = self._now_ms()
+        out = []
+        for c, raw in self.r.hgetall(self.prefix + "lock").items():
+            if int(raw.rsplit(b"|", 1)[1]) <= now:
+                out.append(Candidate.decode(c.decode()))
+        return out
+
+    def advance(self, lane_name: str, low: int) -> None:
+        self._advance(keys=self._keys, args=[lane_name, low])
+
+    def lows(self) -> dict[str, int]:
+        return {k.decode(): int(v) for k, v in self.r.hgetall(self.prefix + "low").items()}
+
+    def add_depth(self, delta: int) -> None:
+        self.r.incrby(self.prefix + "depth", delta)
+
+    def depth(self) -> int:
+        return int(self.r.get(self.prefix + "depth") or 0)
+
+    def has_epoch(self) -> bool:
+        return bool(self.r.exists(self.prefix + "epoch"))
+
+    def ack_position(self) -> int:
+        return int(self.r.get(self.prefix + "ackpos") or 0)
+
+    def set_ack_position(self, pos: int) -> None:
+        self.r.set(self.prefix + "ackpos", pos)
+
+    def register_open(self, handle: str, kinds: str, lease_ms: int = 120_000) -> None:
+        self.r.hset(self.prefix + "opens", handle, f"{kinds}|{self._now_ms() + lease_ms}")
+
+    def unregister_open(self, handle: str) -> None:
+        self.r.hdel(self.prefix + "opens", handle)
+
+    def open_counts(self) -> dict[str, int]:
+        now = self._now_ms()
+        counts = {"input": 0, "output": 0, "browse": 0}
+        for raw in self.r.hvals(self.prefix + "opens"):
+            kinds, until = raw.decode().split("|")
+            if int(until) > now:
+                for k in kinds.split(","):
+                    if k in counts:
+                        counts[k] += 1
+        return counts
+
+    def try_mutex(self, purpose: str, owner: str, ttl_s: float) -> bool:
+        return bool(self.r.set(self.prefix + purpose, owner, nx=True, px=int(ttl_s * 1000)))
+
+    def drop_mutex(self, purpose: str) -> None:
+        self.r.delete(self.prefix + purpose)
+
+    def wipe(self) -> None:
+        pipe = self.r.pipeline()
+        for key in self.r.scan_iter(match=self.prefix + "done:*", count=500):
+            pipe.delete(key)
+        pipe.delete(*(self.prefix + k for k in ("low", "lock", "bo", "depth", "ackpos", "epoch")))
+        pipe.execute()
+
+    def mark_complete(self) -> bool:
+        return bool(self.r.set(self.prefix + "epoch", str(self._now_ms()), nx=True))
+
+    def drop(self) -> None:
+        keys = list(self.r.scan_iter(match=self.prefix + "*", count=500))
+        if keys:
+            self.r.delete(*keys)
+
+
+class RedisStore:
+    """store.StateStore on one Redis client. Transient connection errors are retried
+    for MQK_BROKEN_AFTER_S where a call is safe to repeat (ping, catalog reads)."""
+
+    def __init__(
+        self, url: str, qmgr: str, now_ms: Callable[[], int] | None = None
+    ) -> None:
+        self.qmgr = qmgr
+        self.now_ms = now_ms or (lambda: int(time.time() * 1000))
+        self.client = redis.Redis.from_url(
+            url, socket_connect_timeout=5, socket_timeout=10, health_check_interval=30
+        )
+        self.scripts = {
+            name: self.client.register_script(src) for name, src in _SCRIPTS.items()
+        }
+        self._queues: dict[str, RedisQueueState] = {}
+        self._catalog = catalog_key(qmgr)
+        self._transient = retry(
+            retry=retry_if_exception_type((redis.ConnectionError, redis.TimeoutError)),
+            stop=stop_after_delay(config.BROKEN_AFTER_S),
+            wait=wait_exponential(multiplier=0.05, max=1.0),
+            reraise=True,
+        )
+
+    def queue(self, name: str) -> RedisQueueState:
+        st = self._queues.get(name)
+        if st is None:
+            st = self._queues[name] = RedisQueueState(self, name)
+        return st
+
+    def catalog_get(self, name: str) -> bytes | None:
+        return self._transient(self.client.hget)(self._catalog, name)
+
+    def catalog_put(self, name: str, definition: bytes) -> None:
+        self.client.hset(self._catalog, name, definition)
+
+    def catalog_delete(self, name: str) -> None:
+        self.client.hdel(self._catalog, name)
+
+    def ping(self) -> None:
+        self._transient(self.client.ping)()
+
+    def close(self) -> None:
+        self.client.close()
+
+
+_SCRIPTS = {
+    "claim": _CLAIM,
+    "peek": _PEEK,
+    "release": _RELEASE,
+    "advance": _ADVANCE,
+    "claim_many": _CLAIM_MANY,
+    "lock_many": _LOCK_MANY,
+    "verify": _VERIFY,
+    "apply": _APPLY,
+    "reclaim": _RECLAIM,
+}

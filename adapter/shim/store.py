@@ -1,0 +1,194 @@
+"""The state backend: a queue manager's hot, rebuildable state (the seam to Redis).
+
+Shaped after Kafka's share-group state. Per lane (one partition of one priority topic)
+a low watermark below which everything is consumed, the consumed offsets above it, and
+in-flight locks with leases (syncpoint gets, browse locks, discards in flight); per
+queue a depth counter, the open handles, and an `epoch` that marks the state complete.
+Every transition is atomic; every claim refuses to run without the epoch
+(`NoEpochError`), so state lost with the server is rebuilt from Kafka before it is
+trusted (recovery.py replays the ack log through these same transitions).
+
+Implementations: `redis_store.RedisStore` (the real one: Lua scripts) and
+`memory_store.MemoryStore` (the fast test layer). Both are driven by an injected clock,
+so lease tests need no sleeping.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol
+
+
+class Candidate(NamedTuple):
+    """A physical message as the state knows it: where it sits on Kafka.
+
+    The rules core's `Item.key` has the same shape, so an item's key is its candidate.
+    """
+
+    priority: int
+    partition: int
+    offset: int
+
+    @property
+    def lane(self) -> str:
+        return lane(self.priority, self.partition)
+
+    def encode(self) -> str:
+        return encode(self)
+
+    @classmethod
+    def decode(cls, text: str) -> Candidate:
+        lane_text, off = text.split(":")
+        prio, part = lane_text.split(".")
+        return cls(int(prio), int(part), int(off))
+
+
+def lane(priority: int, partition: int) -> str:
+    """A (priority topic, partition) pair: the unit of physical order and of watermarks,
+    spelled as the ack log's record key and the state's field names."""
+    return f"{priority}.{partition}"
+
+
+def encode(key: tuple[int, int, int]) -> str:
+    """The one spelling of a candidate ('priority.partition:offset'), for any tuple of
+    that shape (item keys are plain tuples on the hot path)."""
+    return f"{key[0]}.{key[1]}:{key[2]}"
+
+
+class ClaimStatus(enum.IntEnum):
+    FREE = 0
+    CONSUMED = 1  # gone for good
+    LOCKED = 2  # locked by another owner whose lease runs
+    MINE = 3  # locked by the asking owner
+    STALE = 4  # locked by an owner whose lease ran out: reconcile with the ack log first
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    index: int | None  # index into the candidate list of the claimed one
+    backout: int  # its BackoutCount in the state (units of work backed out since its put)
+    gone: list[int]  # indexes of candidates consumed by someone else
+    locked: list[int]  # indexes whose lock outlived its owner (all-or-nothing: any lock)
+
+
+@dataclass(frozen=True)
+class BatchClaim:
+    taken: list[int]  # indexes taken, in candidate order
+    backouts: list[int]  # their BackoutCounts
+    gone: list[int]  # indexes consumed by someone else
+
+
+class NoEpochError(RuntimeError):
+    """The queue's state is missing (the server lost or flushed it): rebuild it first."""
+
+
+class QueueState(Protocol):
+    """One queue's state. Every method is one atomic transition or read."""
+
+    def claim(
+        self,
+        cands: list[tuple[int, int, int]],
+        owner: str,
+        *,
+        consume: bool,
+        lease_ms: int = 60_000,
+        all_or_nothing: bool = False,
+    ) -> ClaimResult:
+        """Take the first free candidate (all of them, all_or_nothing): consumed at
+        once, or locked for `owner` for `lease_ms`."""
+        ...
+
+    def consume_many(self, cands: list[tuple[int, int, int]], owner: str) -> BatchClaim:
+        """Consume every free candidate (read-ahead)."""
+        ...
+
+    def lock_many(
+        self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int
+    ) -> BatchClaim:
+        """Lock every free candidate for `owner` (syncpoint read-ahead)."""
+        ...
+
+    def peek(self, cands: list[tuple[int, int, int]], owner: str) -> list[ClaimStatus]: ...
+
+    def release(
+        self, cands: list[tuple[int, int, int]], owner: str, *, backout: bool = False
+    ) -> int:
+        """Drop `owner`'s locks (BackoutCount + 1 with backout); how many were mine."""
+        ...
+
+    def verify(self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int) -> int:
+        """Extend `owner`'s locks; how many are no longer its own."""
+        ...
+
+    def apply_consumed(self, cands: list[tuple[int, int, int]]) -> int:
+        """Consumption durable in the ack log becomes state; how many were new."""
+        ...
+
+    def reclaim(self, cands: list[tuple[int, int, int]]) -> int:
+        """Release locks whose lease ran out, with BackoutCount + 1; how many."""
+        ...
+
+    def stale_locks(self) -> list[Candidate]: ...
+
+    def advance(self, lane_name: str, low: int) -> None:
+        """Raise a lane's low watermark (never past a locked offset)."""
+        ...
+
+    def lows(self) -> dict[str, int]: ...
+
+    def add_depth(self, delta: int) -> None: ...
+
+    def depth(self) -> int: ...
+
+    def has_epoch(self) -> bool: ...
+
+    def ack_position(self) -> int:
+        """The ack-log offset up to which consumption has been applied."""
+        ...
+
+    def set_ack_position(self, pos: int) -> None: ...
+
+    def register_open(self, handle: str, kinds: str, lease_ms: int = 120_000) -> None: ...
+
+    def unregister_open(self, handle: str) -> None: ...
+
+    def open_counts(self) -> dict[str, int]:
+        """{'input': n, 'output': n, 'browse': n} of the live handles."""
+        ...
+
+    def try_mutex(self, purpose: str, owner: str, ttl_s: float) -> bool:
+        """A short exclusive right ('rebuild', 'reconcile') that expires by itself."""
+        ...
+
+    def drop_mutex(self, purpose: str) -> None: ...
+
+    def wipe(self) -> None:
+        """Forget everything but the open handles (the start of a rebuild)."""
+        ...
+
+    def mark_complete(self) -> bool:
+        """Set the epoch if absent: the state is complete from here on. True if set."""
+        ...
+
+    def drop(self) -> None:
+        """DELETE QLOCAL: every key of the queue."""
+        ...
+
+
+class StateStore(Protocol):
+    """A queue manager's state: per-queue state and the catalog cache."""
+
+    def queue(self, name: str) -> QueueState: ...
+
+    def catalog_get(self, name: str) -> bytes | None: ...
+
+    def catalog_put(self, name: str, definition: bytes) -> None: ...
+
+    def catalog_delete(self, name: str) -> None: ...
+
+    def ping(self) -> None:
+        """Raise ConnectionError if the server cannot be reached (after retries)."""
+        ...
+
+    def close(self) -> None: ...
