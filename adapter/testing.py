@@ -146,7 +146,7 @@ def purge_queue_manager(eps: config.Endpoints, qmgr: str) -> None:
     import redis as redis_lib
     from confluent_kafka.admin import AdminClient
 
-    from adapter.shim import naming
+    from adapter.shim import naming, redis_store
 
     admin = AdminClient({"bootstrap.servers": eps.kafka_bootstrap})
     prefix = f"mqk.{naming.escape(qmgr)}."
@@ -156,9 +156,7 @@ def purge_queue_manager(eps: config.Endpoints, qmgr: str) -> None:
             with contextlib.suppress(Exception):
                 fut.result(30)
     client = redis_lib.Redis.from_url(eps.redis_url)
-    keys = list(client.scan_iter(match=f"mqk:{{{qmgr}/*", count=1000))
-    keys.append(naming.catalog_key(qmgr))
-    client.delete(*keys)
+    redis_store.purge_queue_manager(client, qmgr)
     client.close()
 
 

@@ -7,9 +7,9 @@ REFRESH QMGR TYPE(EXPIRY) pass with `once=True`.
 Without it an expired message stays in CURDEPTH until a get meets it. The scan reads
 each queue like a getter does (the shim's QueueReader, from the low watermarks,
 read_committed), and discards expired messages through the queue's consumption state:
-one Redis claim script per queue and pass (QueueState.consume_many), the ack log
-(Connection.record_ack) and the expiration report where the message asked for one
-(Connection.put_report, the shim's put path to the ReplyToQ). A claim makes the discard
+one claim per queue and pass (QueueState.consume_many), the ack log (the pump's
+record_ack) and the expiration report where the message asked for one (the engine's
+report builder, put to the ReplyToQ). A claim makes the discard
 exclusive: a message an MQGET, the reassembly job or another scanner discarded first is
 skipped, so each expired message is reported once and never returned by a later MQGET.
 """
@@ -22,10 +22,9 @@ import time
 from dataclasses import dataclass
 
 from adapter.core import expiry as exp
-from adapter.shim import naming
 from adapter.shim.connection import Connection
-from adapter.shim.reader import QueueReader, cand_of, lane_of
-from adapter.shim.state import NoEpochError
+from adapter.shim.reader import QueueReader
+from adapter.shim.store import NoEpochError
 
 log = logging.getLogger("mqk.expire")
 
@@ -56,8 +55,7 @@ class ExpiryScanner:
     def queues(self) -> list[str]:
         if self.fixed is not None:
             return self.fixed
-        raw = self.conn.redis.hkeys(naming.catalog_key(self.conn.qmgr))
-        return sorted(k.decode() for k in raw)
+        return self.conn.catalog.names()
 
     def scan_queue(self, name: str) -> ScanResult:
         result = ScanResult(name)
@@ -71,10 +69,10 @@ class ExpiryScanner:
         reader = self._readers.get(name)
         if reader is None:
             reader = self._readers[name] = QueueReader(
-                conn.consumer_conf(), conn.qmgr, qdef, conn.state(name)
+                conn.log, conn.qmgr, qdef, conn.state(name), conn.clock
             )
-        reader.catch_up(conn.admin)
-        now = int(time.time() * 1000)
+        reader.catch_up()
+        now = conn.clock.now_ms()
         expired = []
         for item in list(reader.view):
             if item.expiry < 0:
@@ -83,12 +81,11 @@ class ExpiryScanner:
                 expired.append(item)
         if not expired:
             return result
-        cands = [cand_of(i.key) for i in expired]
-        taken, gone = self._consume(qdef, cands)
+        taken, gone = self._consume(qdef, [i.key for i in expired])
         for i in taken:
             item = expired[i]
             env = reader.envelopes.get(item.key)
-            conn.record_ack(name, lane_of(item.key), item.key[2])
+            conn.pump.record_ack(name, item.key)
             reader.forget(item.key)
             result.expired += 1
             if env is not None and conn.report_expiry(env):
@@ -98,31 +95,27 @@ class ExpiryScanner:
         conn.barrier()  # the ack log and depth are published before the pass ends
         return result
 
-    def _consume(self, qdef, cands: list[str]) -> tuple[list[int], list[int]]:
+    def _consume(self, qdef, cands: list[tuple]) -> tuple[list[int], list[int]]:
         """Claim calls for the whole pass: (taken indexes, gone indexes). Locks whose
         owner's lease ran out are reconciled with the ack log, then tried again."""
-        from adapter.shim.reconcile import reconcile
-
         taken, gone = self._consume_subset(qdef, cands, list(range(len(cands))))
         settled = set(taken) | set(gone)
         left = [i for i in range(len(cands)) if i not in settled]
-        if left and self.conn.state(qdef.name).stale_locks() and reconcile(self.conn, qdef.name):
+        state = self.conn.state(qdef.name)
+        if left and state.stale_locks() and self.conn.services.reconcile(qdef.name):
             more_taken, more_gone = self._consume_subset(qdef, cands, left)
             taken, gone = taken + more_taken, gone + more_gone
         return taken, gone
 
-    def _consume_subset(self, qdef, cands: list[str], idx: list[int]) -> tuple[list, list]:
-        from adapter.shim.recovery import rebuild
-
+    def _consume_subset(self, qdef, cands: list[tuple], idx: list[int]) -> tuple[list, list]:
         state = self.conn.state(qdef.name)
         subset = [cands[i] for i in idx]
         try:
             res = state.consume_many(subset, self.owner)
         except NoEpochError:  # Redis lost the queue's state: rebuild it from Kafka first
-            rebuild(self.conn, qdef)
+            self.conn.services.rebuild(qdef)
             res = state.consume_many(subset, self.owner)
-        # (taken indexes, [their BackoutCounts,] gone indexes)
-        return [idx[i] for i in res[0]], [idx[i] for i in res[-1]]
+        return [idx[i] for i in res.taken], [idx[i] for i in res.gone]
 
     def scan(self) -> list[ScanResult]:
         """One pass over the queues (REFRESH QMGR TYPE(EXPIRY))."""

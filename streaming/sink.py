@@ -32,8 +32,9 @@ from typing import Any
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
 from mqk_avro import codec, outputs
 
-from adapter.shim import naming
-from adapter.shim.connection import Connection, encode_ack
+from adapter.shim import acklog
+from adapter.shim.connection import Connection
+from adapter.shim.store import Candidate, lane
 from streaming import reports, topics
 
 log = logging.getLogger("mqk.reassemble")
@@ -227,7 +228,7 @@ class ExactlyOnceSink:
         kinds = cols["kind"]
         now_ms = int(time.time() * 1000)
         # Decide the discards before the transaction: lock them for this query.
-        discarded: list[str] = []
+        discarded: list[str] = []  # Candidate.encode(): the commit record's spelling
         report_recs: list[reports.Record] = []
         reports_by_q: Counter = Counter()
         acks: dict[str, list[int]] = defaultdict(list)
@@ -238,12 +239,11 @@ class ExactlyOnceSink:
                 stats.duplicates += cols["dups"][i]
                 stats.python_ms += cols["busy_ms"][i]
             elif kind == "expired":
-                prio, part, off = cols["prio"][i], cols["part"][i], cols["off"][i]
-                cand = f"{prio}.{part}:{off}"
+                cand = Candidate(cols["prio"][i], cols["part"][i], cols["off"][i])
                 if not reports.lock_expired(self.conn, self.queue, cand, self.owner):
                     continue  # consumed or discarded by someone else: not ours to report
-                discarded.append(cand)
-                acks[naming.lane(prio, part)].append(off)
+                discarded.append(cand.encode())
+                acks[lane(cand.priority, cand.partition)].append(cand.offset)
                 reply_q, recs = reports.report_records(self.conn, codec.decode(cols["value"][i]))
                 if recs:
                     report_recs.extend(recs)
@@ -267,9 +267,8 @@ class ExactlyOnceSink:
                     stats.groups += 1
             for topic, key, value in report_recs:
                 self._produce(topic, key, value)
-            ack_topic = naming.ack_topic(self.qmgr, self.queue)
-            for lane, offsets in acks.items():
-                self._produce(ack_topic, lane.encode(), encode_ack(offsets))
+            for topic, key, value in acklog.records(self.qmgr, self.queue, acks):
+                self._produce(topic, key, value)
             self.totals.update(
                 messages=stats.messages,
                 groups=stats.groups,
@@ -316,20 +315,15 @@ class ExactlyOnceSink:
     def _apply_redis(self, commit: dict[str, Any]) -> None:
         """After the commit: discards become consumption, reports count in their queue's
         depth. Both are idempotent, so a restart can apply the last commit again."""
-        by_q: dict[str, list[str]] = defaultdict(list)
+        by_q: dict[str, list[Candidate]] = defaultdict(list)
         for d in commit["Discarded"]:
-            by_q[d["QName"]].append(d["Candidate"])
+            by_q[d["QName"]].append(Candidate.decode(d["Candidate"]))
         for queue, cands in by_q.items():
             reports.consume_locked(self.conn, queue, cands, self.owner)
         if commit["ReportsPut"]:
-            r = self.conn.redis
-            applied_key = f"mqk:{{{self.qmgr}}}:reassembly:{self.owner}:applied"
-            if int(r.get(applied_key) or -1) < commit["BatchId"]:
-                pipe = r.pipeline(transaction=False)
-                for queue, n in commit["ReportsPut"].items():
-                    pipe.incrby(naming.key_prefix(self.qmgr, queue) + "depth", n)
-                pipe.set(applied_key, commit["BatchId"])
-                pipe.execute()
+            self.conn.store.add_depths_once(
+                f"reassembly:{self.owner}", commit["BatchId"], dict(commit["ReportsPut"])
+            )
 
     def open_units(self) -> int:
         """Groups and logical messages held in state, as last reported per bucket."""

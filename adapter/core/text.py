@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+
 def _bytes_like(v: Any) -> bool:
     return isinstance(v, bytes | bytearray | memoryview)
 

@@ -12,13 +12,14 @@ import functools
 import sys
 from typing import Any
 
-import redis
-from confluent_kafka import KafkaException
-
 from adapter.core import cmqc as _C
+from adapter.core.calls import GetRequest, PutRequest
+from adapter.core.model import id24
 from adapter.pymqi import CMQC
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
-from adapter.pymqi.structs import GMO, MD, OD, PMO, MQOpts, gmo, md, od, pmo
+from adapter.pymqi.structs import GMO, MD, OD, PMO, MQOpts, gmo, md, mqstr, od, pmo
+from adapter.shim.catalog import QueueDef
+from adapter.shim.connection import BACKEND_ERRORS, Connection
 
 __all__ = [
     "CMQC",
@@ -42,6 +43,7 @@ __version__ = "0.1.0"
 __mqbuild__ = "client"
 
 _MD_V2_FIELDS = {"GroupId", "MsgSeqNumber", "Offset", "MsgFlags", "OriginalLength"}
+_SET_CONTEXT = _C.MQPMO_SET_IDENTITY_CONTEXT | _C.MQPMO_SET_ALL_CONTEXT
 _INPUT = _C.MQOO_INPUT_AS_Q_DEF | _C.MQOO_INPUT_SHARED | _C.MQOO_INPUT_EXCLUSIVE
 _ACCESS = _INPUT | _C.MQOO_BROWSE | _C.MQOO_OUTPUT | _C.MQOO_INQUIRE | _C.MQOO_SET
 
@@ -55,10 +57,70 @@ def _mqi(method):
     def call(*args: Any, **kwargs: Any):
         try:
             return method(*args, **kwargs)
-        except (redis.RedisError, KafkaException) as exc:
+        except BACKEND_ERRORS as exc:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_CONNECTION_BROKEN) from exc
 
     return call
+
+
+@functools.lru_cache(maxsize=1024)
+def _text(value: bytes | str) -> str:
+    """mqstr, cached: the same formats and reply-to names recur on every put."""
+    return mqstr(value)
+
+
+def put_request(md_: MD, pmo_: PMO) -> PutRequest:
+    """MQMD + MQPMO -> the engine's PutRequest."""
+    opts = pmo_.Options
+    context = None
+    if opts & _SET_CONTEXT:
+        context = {
+            "UserIdentifier": mqstr(md_.UserIdentifier),
+            "AccountingToken": bytes(md_.AccountingToken),
+            "ApplIdentityData": mqstr(md_.ApplIdentityData),
+            "PutApplType": md_.PutApplType,
+            "PutApplName": mqstr(md_.PutApplName),
+            "ApplOriginData": mqstr(md_.ApplOriginData),
+        }
+    return PutRequest(
+        opts,
+        id24(md_.MsgId),
+        id24(md_.CorrelId),
+        md_.GroupId,
+        md_.MsgSeqNumber,
+        md_.Offset,
+        md_.MsgFlags,
+        md_.Persistence,
+        md_.Priority,
+        md_.Expiry,
+        _text(md_.Format),
+        md_.CodedCharSetId,
+        md_.Encoding,
+        md_.MsgType,
+        md_.Report,
+        md_.Feedback,
+        _text(md_.ReplyToQ),
+        _text(md_.ReplyToQMgr),
+        md_.OriginalLength,
+        md_.Version,
+        context,
+    )
+
+
+def get_request(md_: MD, gmo_: GMO) -> GetRequest:
+    """MQMD + MQGMO -> the rules core's GetRequest (a version-1 MD has no group fields)."""
+    v2 = md_.Version >= 2
+    return GetRequest(
+        options=gmo_.Options,
+        match_options=gmo_.MatchOptions,
+        msg_id=id24(md_.MsgId),
+        correl_id=id24(md_.CorrelId),
+        group_id=id24(md_.GroupId) if v2 else _C.MQGI_NONE,
+        seq=md_.MsgSeqNumber if v2 else 1,
+        offset=md_.Offset if v2 else 0,
+        gmo_version=gmo_.Version,
+        md_version=md_.Version,
+    )
 
 
 def _name(value: Any) -> str:
@@ -80,7 +142,12 @@ class QueueManager:
         kafka_bootstrap: str | None = None,
         redis_url: str | None = None,
         transactional_id: str | None = None,
+        log_backend: Any = None,
+        store: Any = None,
+        clock: Any = None,
     ) -> None:
+        """`log_backend`, `store` and `clock` replace Kafka, Redis and the system clock
+        (the in-memory backends of adapter.shim.memory_log / memory_store)."""
         self.bytes_encoding = bytes_encoding
         self.default_ccsid = default_ccsid
         self._disconnect_on_exit = disconnect_on_exit
@@ -88,6 +155,9 @@ class QueueManager:
             "kafka_bootstrap": kafka_bootstrap,
             "redis_url": redis_url,
             "transactional_id": transactional_id,
+            "log_backend": log_backend,
+            "store": store,
+            "clock": clock,
         }
         self._conn = None
         if name is not None:
@@ -95,8 +165,6 @@ class QueueManager:
 
     # -- connection ----------------------------------------------------------------
     def connect(self, name: str | bytes) -> None:
-        from adapter.shim.connection import Connection
-
         if self._conn is not None:
             raise MQMIError(_C.MQCC_WARNING, _C.MQRC_ALREADY_CONNECTED)
         self._conn = Connection(_name(name), **self._targets)
@@ -134,7 +202,8 @@ class QueueManager:
         if self._conn is None:
             return False
         try:
-            return bool(self._conn.redis.ping())
+            self._conn.store.ping()
+            return True
         except Exception:  # noqa: BLE001 - pymqi: False on any failure
             return False
 
@@ -159,14 +228,12 @@ class QueueManager:
     @_mqi
     def commit(self) -> None:
         """MQCMIT. A unit of work that cannot commit is backed out: MQMIError(1, 2003)."""
-        conn = self.get_handle()
-        conn.barrier()
-        conn.txn.commit()
+        self.get_handle().commit()
 
     @_mqi
     def backout(self) -> None:
         """MQBACK: puts forgotten, gets back on their queues with BackoutCount + 1."""
-        self.get_handle().txn.backout()
+        self.get_handle().backout()
 
     # -- MQPUT1 --------------------------------------------------------------------
     @_mqi
@@ -183,8 +250,6 @@ class QueueManager:
     # -- administration (DEFINE / DELETE QLOCAL, DISPLAY QSTATUS) ------------------
     @_mqi
     def define_queue(self, name: str, replace: bool = False, **attributes: Any):
-        from adapter.shim.catalog import QueueDef
-
         try:
             qdef = QueueDef(name=_name(name), **attributes)
         except TypeError as exc:
@@ -220,8 +285,6 @@ class Queue:
                 self.open(opts[0], opts[1])
 
     def _open_handle(self, qDesc, options: int) -> None:
-        from adapter.shim.handle import QueueHandle
-
         conn = self._qmgr.get_handle()
         if not options & _ACCESS or bin(options & _INPUT).count("1") > 1:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_OPTIONS_ERROR)
@@ -231,7 +294,7 @@ class Queue:
         qdef = conn.lookup_queue(name)
         if qdef is None:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_UNKNOWN_OBJECT_NAME)
-        self._handle = QueueHandle(conn, qdef, options)
+        self._handle = conn.open(qdef, options)
         if isinstance(qDesc, OD):
             qDesc.ResolvedQName = name.encode()
             qDesc.ResolvedQMgrName = conn.qmgr.encode()
@@ -270,9 +333,12 @@ class Queue:
             md_.CodedCharSetId = self._qmgr.default_ccsid
         elif not isinstance(msg, bytes | bytearray | memoryview):
             raise TypeError(f"Message type is {type(msg).__name__}. Convert to bytes.")
-        warning = (handle or self._handle).put(bytes(msg), md_, pmo_, put1=put1)
-        if warning is not None:
-            raise MQMIError(_C.MQCC_WARNING, warning)
+        result = (handle or self._handle).put(put_request(md_, pmo_), bytes(msg), put1=put1)
+        if result.warning is not None:
+            raise MQMIError(_C.MQCC_WARNING, result.warning)
+        # Values built at their MQ types and widths: straight into the MD (pymqi's
+        # per-field coercion is for application input).
+        md_.__dict__.update(result.md)
 
     # -- MQGET ---------------------------------------------------------------------
     @_mqi
@@ -282,7 +348,7 @@ class Queue:
         gmo_ = gmo_ if gmo_ is not None else GMO()
         handle = self._ensure_open(_C.MQOO_INPUT_AS_Q_DEF)
         try:
-            result = handle.get(maxLength, md_, gmo_)
+            result = handle.get(get_request(md_, gmo_), maxLength, gmo_.WaitInterval)
         except MQMIError as err:
             result = getattr(err, "result", None)
             if result is not None:  # a warning (2080): the MD and GMO are filled first
@@ -342,7 +408,9 @@ class Queue:
         handle = self._ensure_open(_C.MQOO_INQUIRE)
         qdef, st = handle.qdef, handle.state
         values = {
-            _C.MQIA_CURRENT_Q_DEPTH: lambda: handle.conn.queue_status(qdef.name)["current_depth"],
+            _C.MQIA_CURRENT_Q_DEPTH: lambda: self._qmgr.get_handle().queue_status(qdef.name)[
+                "current_depth"
+            ],
             _C.MQIA_MAX_Q_DEPTH: lambda: qdef.max_depth,
             _C.MQIA_MAX_MSG_LENGTH: lambda: qdef.max_msg_length,
             _C.MQIA_DEF_PERSISTENCE: lambda: qdef.def_persistence,

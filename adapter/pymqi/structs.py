@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 from adapter.core import cmqc as C  # noqa: N812
+
 # The MQCHAR / MQBYTE helpers live in the core; re-exported here (pymqi.structs.mqstr).
 from adapter.core.text import _bytes_like, mqchar, mqstr, pad_id
 

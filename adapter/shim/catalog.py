@@ -1,12 +1,21 @@
 """Queue definitions (DEFINE QLOCAL / DELETE QLOCAL): durable in a compacted Kafka topic,
-cached in Redis. Creating a queue creates its ten priority topics and its ack log."""
+cached in the state store. Creating a queue creates its ten priority topics and its ack
+log."""
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import asdict, dataclass, fields
 
+from confluent_kafka import OFFSET_BEGINNING, TopicPartition
+
+from adapter import config
 from adapter.core import cmqc as C
+from adapter.core.errors import fail
+from adapter.shim import naming
+from adapter.shim.log import Log, Producer, TopicSpec, produce
+from adapter.shim.store import StateStore
 
 # Kafka's default record limit is ~1 MB; a segment plus its envelope must fit under it.
 DEFAULT_SEGMENT_SIZE = 900 * 1024
@@ -64,3 +73,105 @@ class QueueDef:
             "retention.ms": "-1",
             "retention.bytes": "-1",
         }
+
+
+class Catalog:
+    """DEFINE / DELETE QLOCAL and name resolution: definitions are durable in the
+    compacted catalog topic (tombstone on delete) and cached in the state store, which
+    is refilled from Kafka when the store lost them."""
+
+    def __init__(self, qmgr: str, log: Log, store: StateStore, producer: Producer) -> None:
+        self.qmgr = qmgr
+        self.log = log
+        self.store = store
+        self.producer = producer
+        self._defs: dict[str, QueueDef] = {}
+
+    def _write(self, name: str, value: bytes | None) -> None:
+        done: list = []
+        topic = naming.catalog_topic(self.qmgr)
+        produce(self.producer, topic, name.encode(), value, lambda err, _m: done.append(err))
+        self.producer.flush(config.BROKEN_AFTER_S)
+        if not done or done[0] is not None:
+            raise fail(C.MQRC_CONNECTION_BROKEN) from RuntimeError(f"catalog write: {done}")
+
+    def define(self, qdef: QueueDef, replace: bool = False) -> QueueDef:
+        qdef.validate()
+        if not replace and self.lookup(qdef.name, refresh=True) is not None:
+            raise fail(C.MQRCCF_OBJECT_ALREADY_EXISTS)
+        self.log.create_topics(
+            {naming.catalog_topic(self.qmgr): TopicSpec(1, {"cleanup.policy": "compact"})}
+        )
+        topics = {
+            naming.data_topic(self.qmgr, qdef.name, p): TopicSpec(
+                qdef.partitions, qdef.topic_configs()
+            )
+            for p in naming.PRIORITIES
+        }
+        topics[naming.ack_topic(self.qmgr, qdef.name)] = TopicSpec(1, {"retention.ms": "-1"})
+        self.log.create_topics(topics)
+        self._write(qdef.name, qdef.to_json())
+        self.store.catalog_put(qdef.name, qdef.to_json())
+        # A new queue's state is complete (and empty) from the start.
+        self.store.queue(qdef.name).mark_complete()
+        self._defs[qdef.name] = qdef
+        return qdef
+
+    def delete(self, name: str, purge: bool = False) -> None:
+        if self.lookup(name, refresh=True) is None:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+        st = self.store.queue(name)
+        if not purge and st.depth() > 0:
+            raise fail(C.MQRC_Q_NOT_EMPTY)
+        self._write(name, None)
+        topics = [naming.data_topic(self.qmgr, name, p) for p in naming.PRIORITIES]
+        topics.append(naming.ack_topic(self.qmgr, name))
+        self.log.delete_topics(topics)
+        st.drop()
+        self.store.catalog_delete(name)
+        self._defs.pop(name, None)
+
+    def lookup(self, name: str, refresh: bool = False) -> QueueDef | None:
+        if not refresh and name in self._defs:
+            return self._defs[name]
+        raw = self.store.catalog_get(name)
+        if raw is None:
+            raw = self.read_topic().get(name)
+            if raw is not None:  # the store lost its cache: put the definition back
+                self.store.catalog_put(name, raw)
+        if raw is None:
+            self._defs.pop(name, None)
+            return None
+        qdef = QueueDef.from_json(raw)
+        self._defs[name] = qdef
+        return qdef
+
+    def read_topic(self) -> dict[str, bytes]:
+        """Read the compacted catalog topic to its end (the durable definitions)."""
+        topic = naming.catalog_topic(self.qmgr)
+        if not self.log.topic_exists(topic):
+            return {}
+        high = self.log.end_offsets([(topic, 0)])[(topic, 0)]
+        reader = self.log.reader()
+        try:
+            reader.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+            out: dict[str, bytes] = {}
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                for msg in reader.consume(500, timeout=0.5):
+                    if msg.error():
+                        continue
+                    name = msg.key().decode()
+                    if msg.value() is None:
+                        out.pop(name, None)
+                    else:
+                        out[name] = msg.value()
+                if reader.position([TopicPartition(topic, 0)])[0].offset >= high:
+                    break
+            return out
+        finally:
+            reader.close()
+
+    def names(self) -> list[str]:
+        """Every queue defined (the durable list, from Kafka)."""
+        return sorted(self.read_topic())

@@ -1,77 +1,72 @@
-"""MQGET on a queue handle: the rules core selects, Redis claims, the envelope becomes
-the returned MQMD. Browse cursors, locks, truncation, expiry discard with reports,
-syncpoint gets held by the unit of work, and the BOTHRESH requeue."""
+"""MQGET on a queue handle: the rules core selects, the state store claims, the
+envelope becomes the returned MQMD. Browse cursors, locks, truncation, expiry discard
+with reports, syncpoint gets held by the unit of work, and the BOTHRESH requeue."""
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
-
-from mqk_avro import codec
-
+from adapter import config
 from adapter.core import cmqc as C
 from adapter.core import expiry as exp
 from adapter.core import getrules as gr
-from adapter.core.model import Item, id24
-from adapter.pymqi.errors import MQMIError
-from adapter.shim import naming
-from adapter.shim.errors import fail
-from adapter.shim.mdfields import pad_mqchar, put_date_time
-from adapter.shim.reader import QueueReader, cand_of, lane_of
-from adapter.shim.state import NoEpochError
-from adapter.shim.uow import LEASE_MS
+from adapter.core.calls import GetRequest, GetResult
+from adapter.core.errors import MQMIError, fail
+from adapter.core.model import Item
+from adapter.shim import naming, records
+from adapter.shim.catalog import QueueDef
+from adapter.shim.context import pad_mqchar, put_date_time
+from adapter.shim.readahead import ReadAheadBuffer
+from adapter.shim.reader import QueueReader
+from adapter.shim.services import Services
+from adapter.shim.store import ClaimStatus, NoEpochError, QueueState
 
-# Candidates offered to one claim script call: enough to get past the messages other
-# getters took since this handle last looked, without shipping the whole queue.
-CLAIM_BATCH = 16
-# How often (consumed messages) a handle raises the low watermarks it can prove.
-ADVANCE_EVERY = 512
-# A get trusts a view this fresh; older, it first reads what was committed meanwhile
-# (so a higher-priority message put just before the get is not overtaken).
-STALE_VIEW_S = 0.1
 DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
 INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
-
+_BROWSING = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+_FREE_TO_ME = (ClaimStatus.FREE, ClaimStatus.MINE)
 
 RETRY = object()  # a claim found candidates gone: the view changed, select again
 
 
-@dataclass
-class GetResult:
-    data: bytes
-    md: dict  # MQMD fields to write into the caller's MD
-    gmo: dict  # GMO output fields
-    warning: int | None  # reason of an MQCC_WARNING completion
-    original_length: int
+class Getter:
+    """The MQGET half of an open queue: its view of the queue, get and browse cursors,
+    and the browse lock."""
 
-
-class Getting:
-    """The MQGET half of QueueHandle (which supplies conn, qdef, name, state, cursors)."""
+    def __init__(
+        self,
+        svc: Services,
+        qdef: QueueDef,
+        options: int,
+        state: QueueState,
+        handle_id: str,
+        ahead: ReadAheadBuffer,
+    ) -> None:
+        self.svc = svc
+        self.qdef = qdef
+        self.name = qdef.name
+        self.options = options
+        self.state = state
+        self.handle_id = handle_id
+        self.ahead = ahead
+        self.get_cursor = gr.GetCursor()
+        self.browse_cursor = gr.GetCursor()
+        self._reader: QueueReader | None = None
+        self._locked: tuple[int, int, int] | None = None  # locked by BROWSE + MQGMO_LOCK
+        self._forgotten = 0
 
     @property
     def reader(self) -> QueueReader:
         if self._reader is None:
             self._reader = QueueReader(
-                self.conn.consumer_conf(), self.conn.qmgr, self.qdef, self.state
+                self.svc.log, self.svc.qmgr, self.qdef, self.state, self.svc.clock
             )
         return self._reader
 
-    def get(self, max_length: int | None, md, gmo) -> GetResult:
-        opts = gmo.Options
-        req = gr.GetRequest(
-            options=opts,
-            match_options=gmo.MatchOptions,
-            msg_id=id24(md.MsgId),
-            correl_id=id24(md.CorrelId),
-            group_id=id24(md.GroupId) if md.Version >= 2 else C.MQGI_NONE,
-            seq=md.MsgSeqNumber if md.Version >= 2 else 1,
-            offset=md.Offset if md.Version >= 2 else 0,
-            gmo_version=gmo.Version,
-            md_version=md.Version,
-        )
-        browsing = bool(
-            opts & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR)
-        )
+    def get(self, req: GetRequest, max_length: int | None, wait_interval: int) -> GetResult | None:
+        """MQGET; None for MQGMO_UNLOCK (no message). Raises MQMIError for failures and
+        for a truncated message that stays on the queue (with `.result` filled)."""
+        opts = req.options
+        clock = self.svc.clock
+        browsing = bool(opts & _BROWSING)
         if browsing and not self.options & C.MQOO_BROWSE:
             raise fail(C.MQRC_NOT_OPEN_FOR_BROWSE)
         if not browsing and not self.options & INPUT:
@@ -79,12 +74,12 @@ class Getting:
         if not browsing and self.qdef.get_inhibited:
             raise fail(C.MQRC_GET_INHIBITED)
         if opts & C.MQGMO_SYNCPOINT and not browsing:
-            self.conn.txn.begin()  # MQRC_BACKED_OUT if the unit of work can no longer commit
-        if opts & C.MQGMO_WAIT and gmo.WaitInterval < C.MQWI_UNLIMITED:
+            self.svc.txn.begin()  # MQRC_BACKED_OUT if the unit of work can no longer commit
+        if opts & C.MQGMO_WAIT and wait_interval < C.MQWI_UNLIMITED:
             raise fail(C.MQRC_WAIT_INTERVAL_ERROR)
         if opts & C.MQGMO_UNLOCK:
             self._unlock()
-            return None  # type: ignore[return-value]
+            return None
         cursor = self.browse_cursor if browsing else self.get_cursor
         failure = gr.check_request(cursor, req)
         if failure is not None:
@@ -92,14 +87,14 @@ class Getting:
         if max_length is None and opts & C.MQGMO_ACCEPT_TRUNCATED_MSG:
             max_length = 0  # pymqi passes a zero-length buffer in that case
         reader = self.reader
-        stale = time.monotonic() - reader.caught_up_at > STALE_VIEW_S
-        if self.conn.puts_in_flight:
-            self.conn.barrier()  # this connection's own puts are visible to its gets
+        stale = clock.monotonic() - reader.caught_up_at > config.STALE_VIEW_S
+        if self.svc.pump.puts_in_flight:
+            self.svc.pump.barrier()  # this connection's own puts are visible to its gets
             stale = True
-        wait_ms = gmo.WaitInterval if opts & C.MQGMO_WAIT else 0
-        deadline = None if wait_ms == C.MQWI_UNLIMITED else time.monotonic() + wait_ms / 1000
+        wait_ms = wait_interval if opts & C.MQGMO_WAIT else 0
+        deadline = None if wait_ms == C.MQWI_UNLIMITED else clock.monotonic() + wait_ms / 1000
         if stale:
-            reader.catch_up(self.conn.admin)
+            reader.catch_up()
         else:
             reader.pump(0)
         fresh = stale
@@ -111,10 +106,10 @@ class Getting:
                 return result
             if not fresh:
                 # Nothing in the view: make sure nothing committed is still unread.
-                reader.catch_up(self.conn.admin)
+                reader.catch_up()
                 fresh = True
                 continue
-            remaining = None if deadline is None else deadline - time.monotonic()
+            remaining = None if deadline is None else deadline - clock.monotonic()
             if remaining is not None and remaining <= 0:
                 if browsing:
                     self.browse_cursor = gr.no_message(self.browse_cursor, req)
@@ -122,25 +117,27 @@ class Getting:
             # Block in Kafka's fetch: a new record wakes us at once.
             reader.pump(min(0.05, remaining) if remaining is not None else 0.05)
 
-    def _attempt(
-        self, req: gr.GetRequest, browsing: bool, max_length: int | None
-    ) -> GetResult | None:
-        plain = self._plain(req, browsing, max_length)
-        if plain and self._ahead:
-            result = self._from_buffer(req)
-            if result is not None:
-                return result
-        plain_sync = self._plain_syncpoint(req, browsing, max_length)
-        if self._uow_ahead:
-            if plain_sync:
-                result = self._from_locked_ahead(req)
-                if result is not None:
-                    return result
-            else:  # a get that selects differently must see those messages too
-                self.conn.txn.give_back_prefetched(self)
+    def _attempt(self, req: GetRequest, browsing: bool, max_length: int | None):
+        """One selection and claim: a result, None (nothing there), or RETRY."""
         reader = self.reader
+        ahead = self.ahead
+        plain = ahead.serves(req, browsing, max_length)
+        if plain and ahead.buffered:
+            got = ahead.take()
+            if got is not None:
+                return self._deliver(got[0], [got[0]], req, None, removed=True, env=got[1])
+        plain_sync = ahead.serves_syncpoint(req, browsing, max_length)
+        if self.svc.txn.has_prefetched(reader):
+            if plain_sync:
+                held = ahead.take_locked(reader)
+                if held is not None:
+                    return self._deliver(
+                        held.item, [held.item], req, None, removed=True, env=held.env
+                    )
+            else:  # a get that selects differently must see those messages too
+                self.svc.txn.give_back_prefetched(reader)
         view = reader.view
-        now = int(time.time() * 1000)
+        now = self.svc.clock.now_ms()
         # MSG_UNDER_CURSOR finds its message with the browse cursor.
         sel_cursor = self.browse_cursor if (browsing or req.under_cursor) else self.get_cursor
         batch: list[Item] = []
@@ -149,7 +146,7 @@ class Getting:
         for item in gr.candidates(view, sel_cursor, req):
             if exp.is_expired(item.put_ms, item.expiry, now):
                 expired.append(item)
-                if len(expired) >= CLAIM_BATCH:
+                if len(expired) >= config.CLAIM_BATCH:
                     break
                 continue
             failure = gr.check_item(item, sel_cursor, req)
@@ -158,7 +155,7 @@ class Getting:
                     first_error = failure
                 break
             batch.append(item)
-            if len(batch) >= CLAIM_BATCH:
+            if len(batch) >= config.CLAIM_BATCH:
                 break
         if expired:
             self._discard_expired(expired)
@@ -174,34 +171,34 @@ class Getting:
             if browsing:
                 return self._browse(batch, req, max_length)
             if plain and batch[0].persistence == C.MQPER_NOT_PERSISTENT:
-                result = self._read_ahead(batch[0], req)
-                if result is not None:
-                    return result
-            if plain_sync:
-                result = self._lock_ahead(batch[0], req)
-                if result is not None:
-                    return result
+                taken = ahead.fill(reader, self.get_cursor, req, batch[0], self.handle_id)
+                self._forgotten += taken
+                got = ahead.take() if taken else None
+                if got is not None:
+                    return self._deliver(got[0], [got[0]], req, None, removed=True, env=got[1])
+            if plain_sync and ahead.lock_run(reader, self.get_cursor, req, batch[0]):
+                held = ahead.take_locked(reader)
+                if held is not None:
+                    return self._deliver(
+                        held.item, [held.item], req, None, removed=True, env=held.env
+                    )
             return self._remove(batch, req, max_length)
         except NoEpochError:
-            from adapter.shim.recovery import rebuild
-
-            rebuild(self.conn, self.qdef)
+            self.svc.rebuild(self.qdef)
             return RETRY
 
     def _claimer(self, req: gr.GetRequest, item: Item) -> tuple[str, bool]:
         """(lock owner, consume now?) for removing `item`: under syncpoint the unit of
         work holds a leased lock until commit; outside it the message goes at once."""
         if gr.get_in_uow(req, item):
-            return self.conn.txn.begin().owner, False
+            return self.svc.txn.begin().owner, False
         return self.handle_id, True
 
     def _stale(self, res) -> object | None:
         """Candidates whose lock outlived its owner: reconcile, then select again."""
-        if res.locked and self.state.stale_locks():
-            from adapter.shim.reconcile import reconcile
-
-            if reconcile(self.conn, self.name) > 0:  # something changed: look again
-                return RETRY
+        # The reconcile changed something: look again.
+        if res.locked and self.state.stale_locks() and self.svc.reconcile(self.name) > 0:
+            return RETRY
         return None
 
     def _remove(
@@ -217,15 +214,15 @@ class Getting:
                     continue
                 total = sum(s.length for s in segments)
                 if max_length is not None and total > max_length and not accept:
-                    if st.peek([cand_of(item.key)], self.handle_id)[0] in (0, 3):
+                    if st.peek([item.key], self.handle_id)[0] in _FREE_TO_ME:
                         raise self._truncated_failure(item, segments, req, max_length)
                     continue
                 owner, consume = self._claimer(req, item)
                 res = st.claim(
-                    [cand_of(s.key) for s in segments],
+                    [s.key for s in segments],
                     owner,
                     consume=consume,
-                    lease_ms=LEASE_MS,
+                    lease_ms=config.LEASE_MS,
                     all_or_nothing=True,
                 )
                 if res.index is None:
@@ -257,9 +254,7 @@ class Getting:
                     fits, too_big = batch[:i], item
                     break
         if fits:
-            res = st.claim(
-                [cand_of(i.key) for i in fits], owner, consume=consume, lease_ms=LEASE_MS
-            )
+            res = st.claim([i.key for i in fits], owner, consume=consume, lease_ms=config.LEASE_MS)
             for i in res.gone:
                 reader.forget(fits[i].key)
             if res.index is not None:
@@ -279,7 +274,7 @@ class Getting:
                 return RETRY  # others took these: the view changed, look again
             if self._stale(res) is RETRY:
                 return RETRY
-        if too_big is not None and st.peek([cand_of(too_big.key)], self.handle_id)[0] in (0, 3):
+        if too_big is not None and st.peek([too_big.key], self.handle_id)[0] in _FREE_TO_ME:
             raise self._truncated_failure(too_big, [too_big], req, max_length)
         return None
 
@@ -290,22 +285,20 @@ class Getting:
         threshold = self.qdef.backout_threshold
         if threshold <= 0:
             return False
-        cand = cand_of(item.key)
         count = self.reader.envelopes[item.key]["BackoutCount"] + backout
         if count < threshold:
             return False
         target = None
         for name in (self.qdef.backout_requeue_q, DEAD_LETTER_QUEUE):
-            if name and name != self.name and self.conn.lookup_queue(name) is not None:
+            if name and name != self.name and self.svc.catalog.lookup(name) is not None:
                 target = name
                 break
         if target is None:
             return False
         env = dict(self.reader.envelopes[item.key], BackoutCount=count)
-        key = env["GroupId"] if env["GroupId"] != C.MQGI_NONE else env["MsgId"]
-        topic = naming.data_topic(self.conn.qmgr, target, min(max(env["Priority"], 0), 9))
-        self.conn.txn.produce(target, topic, key, codec.encode(env))
-        self.conn.txn.hold(self, self.name, cand, item, self.reader.envelopes[item.key])
+        topic = naming.data_topic(self.svc.qmgr, target, min(max(env["Priority"], 0), 9))
+        self.svc.txn.put(target, [records.resend(topic, env)])
+        self.svc.txn.hold(self.name, item, self.reader.envelopes[item.key], self.reader)
         self.reader.forget(item.key)
         return True
 
@@ -313,24 +306,26 @@ class Getting:
         self, batch: list[Item], req: gr.GetRequest, max_length: int | None
     ) -> GetResult | None:
         reader, st = self.reader, self.state
-        statuses = st.peek([cand_of(i.key) for i in batch], self.handle_id)
+        statuses = st.peek([i.key for i in batch], self.handle_id)
         progressed = False
         for item, status in zip(batch, statuses, strict=True):
-            if status == 1:
+            if status == ClaimStatus.CONSUMED:
                 reader.forget(item.key)
                 progressed = True
                 continue
-            if status in (2, 4):
+            if status in (ClaimStatus.LOCKED, ClaimStatus.STALE):
                 continue  # locked by another handle (or in its unit of work): invisible
             segments = gr.complete_message(reader.view, item) if req.complete_msg else [item]
             if not segments:
                 continue
             if req.options & C.MQGMO_LOCK:
                 self._unlock()
-                res = st.claim([cand_of(item.key)], self.handle_id, consume=False, lease_ms=600_000)
+                res = st.claim(
+                    [item.key], self.handle_id, consume=False, lease_ms=config.BROWSE_LOCK_MS
+                )
                 if res.index is None:
                     continue
-                self._locked = cand_of(item.key)
+                self._locked = item.key
             return self._deliver(item, segments, req, max_length, removed=False)
         return RETRY if progressed else None
 
@@ -377,9 +372,9 @@ class Getting:
         if removed:
             for s in segments:
                 if in_uow:  # its consumption commits with the unit of work
-                    self.conn.txn.hold(self, self.name, cand_of(s.key), s, reader.envelopes[s.key])
+                    self.svc.txn.hold(self.name, s, reader.envelopes[s.key], reader)
                 else:
-                    self.conn.record_ack(self.name, lane_of(s.key), s.key[2])
+                    self.svc.pump.record_ack(self.name, s.key)
                 reader.forget(s.key)
             self._forgotten += len(segments)
         return self._result(item, env, data, req, max_length, removed, move, backout)
@@ -395,14 +390,14 @@ class Getting:
         move: bool,
         backout: int = 0,
     ) -> GetResult:
-        if self._forgotten >= ADVANCE_EVERY:
+        if self._forgotten >= config.ADVANCE_EVERY:
             self._advance_watermarks()
         warning = None
         original_length = len(data)
         if max_length is not None and len(data) > max_length:
             data = data[:max_length]
             warning = C.MQRC_TRUNCATED_MSG_ACCEPTED if removed else C.MQRC_TRUNCATED_MSG_FAILED
-        now = int(time.time() * 1000)
+        now = self.svc.clock.now_ms()
         md = {
             "MsgId": env["MsgId"],
             "CorrelId": env["CorrelId"],
@@ -453,26 +448,36 @@ class Getting:
         """Expired messages a get met: removed (outside any unit of work) and reported."""
         reader, st = self.reader, self.state
         for item in items:
-            res = st.claim([cand_of(item.key)], self.handle_id, consume=True)
+            res = st.claim([item.key], self.handle_id, consume=True)
             if res.index is None:
                 if res.gone:
                     reader.forget(item.key)
                 continue
             env = reader.envelopes.get(item.key)
-            self.conn.record_ack(self.name, lane_of(item.key), item.key[2])
+            self.svc.pump.record_ack(self.name, item.key)
             reader.forget(item.key)
             if env is not None:
-                self.conn.report_expiry(env)
+                self.svc.report_expiry(env)
 
     def _advance_watermarks(self) -> None:
         self._forgotten = 0
         known = self.state.lows()
         lows = self.reader.low_watermarks()
-        for item in self._ahead:  # buffered messages may still be given back at MQCLOSE
-            lane = lane_of(item.key)
-            lows[lane] = min(lows.get(lane, item.key[2]), item.key[2])
-        for lane, low in lows.items():
-            if low > known.get(lane, 0):
-                self.state.advance(lane, low)
+        for ln, low in self.ahead.lowest().items():  # may still be given back at MQCLOSE
+            lows[ln] = min(lows.get(ln, low), low)
+        for ln, low in lows.items():
+            if low > known.get(ln, 0):
+                self.state.advance(ln, low)
 
-    # ------------------------------------------------------------------ close
+    def close(self) -> tuple[int, int]:
+        """MQCLOSE: Table 2's outcome for an unterminated logical get; locks released,
+        read-ahead messages given back, watermarks raised."""
+        outcome = gr.close_outcome(self.get_cursor)
+        self._unlock()
+        self.ahead.give_back()
+        if self._reader is not None:
+            if self._forgotten:
+                self._advance_watermarks()
+            self._reader.close()
+            self._reader = None
+        return outcome

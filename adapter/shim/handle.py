@@ -1,53 +1,28 @@
-"""An open queue (MQOPEN's object handle): the state MQ keeps per handle, with MQPUT,
-MQGET and read-ahead in their own modules (put.py, get.py, readahead.py)."""
+"""An open queue (MQOPEN's object handle): a putter, a getter and a read-ahead buffer,
+and the handle's registration in the queue's open counts (IPPROCS / OPPROCS)."""
 
 from __future__ import annotations
 
-import threading
-from collections import deque
-
 from adapter.core import cmqc as C
-from adapter.core import getrules as gr
-from adapter.core.model import Item
-from adapter.core.putrules import PutCursor, close_outcome
-from adapter.shim import naming
+from adapter.core.calls import GetRequest, GetResult, PutRequest, PutResult
 from adapter.shim.catalog import QueueDef
-from adapter.shim.connection import Connection
-from adapter.shim.get import INPUT, Getting
-from adapter.shim.put import Putting
-from adapter.shim.readahead import ReadAhead
-from adapter.shim.reader import QueueReader
+from adapter.shim.get import INPUT, Getter
+from adapter.shim.put import Putter
+from adapter.shim.readahead import ReadAheadBuffer
+from adapter.shim.services import Services
 
 
-class QueueHandle(Putting, Getting, ReadAhead):
-    """MQOPEN's object handle: put/get state and cursors of one open queue."""
-
-    def __init__(self, conn: Connection, qdef: QueueDef, options: int) -> None:
-        self.conn = conn
+class QueueHandle:
+    def __init__(self, svc: Services, qdef: QueueDef, options: int) -> None:
+        self.svc = svc
         self.qdef = qdef
         self.name = qdef.name
         self.options = options
-        self.handle_id = conn.new_handle_id()
-        self.state = conn.state(qdef.name)
-        # Topic names escape MQ names character by character: once per handle, not per put.
-        self._topics = [naming.data_topic(conn.qmgr, qdef.name, p) for p in naming.PRIORITIES]
-        self.put_cursor = PutCursor()
-        self.get_cursor = gr.GetCursor()
-        self.browse_cursor = gr.GetCursor()
-        self._reader: QueueReader | None = None
-        self._locked: str | None = None  # candidate locked by BROWSE + MQGMO_LOCK
-        self._forgotten = 0
-        self._depth_cache = (0, 0.0)
-        # MQOO_READ_AHEAD / DEFREADA: non-persistent messages consumed ahead of the gets.
-        # As in MQ, they are never delivered twice and may be lost if the process dies.
-        self.read_ahead = bool(options & C.MQOO_READ_AHEAD) or (
-            qdef.def_read_ahead and not options & C.MQOO_NO_READ_AHEAD
-        )
-        self._ahead: deque[Item] = deque()
-        self._buffered: dict = {}
-        # Syncpoint read-ahead: messages locked for the current unit of work, not yet got.
-        self._uow_ahead: deque = deque()  # envelopes of the read-ahead buffer
-        self._lock = threading.Lock()
+        self.handle_id = svc.new_handle_id()
+        self.state = svc.store.queue(qdef.name)
+        self.putter = Putter(svc, qdef, options, self.state)
+        self.ahead = ReadAheadBuffer(svc, qdef, options, self.state)
+        self.getter = Getter(svc, qdef, options, self.state, self.handle_id, self.ahead)
         kinds = []
         if options & INPUT:
             kinds.append("input")
@@ -58,29 +33,19 @@ class QueueHandle(Putting, Getting, ReadAhead):
         if kinds:
             self.state.register_open(self.handle_id, ",".join(kinds))
 
-    # ------------------------------------------------------------------ put
+    def put(self, req: PutRequest, payload: bytes, *, put1: bool = False) -> PutResult:
+        return self.putter.put(req, payload, put1=put1)
 
-    def forget_prefetched(self) -> None:
-        self._uow_ahead.clear()
-
-    def take_back(self, item: Item, env: dict) -> None:
-        """MQBACK: a message this handle got under syncpoint is on the queue again, in
-        its original position."""
-        if self._reader is not None and item.key not in self._reader.envelopes:
-            self._reader.envelopes[item.key] = env
-            self._reader.view.add(item)
+    def get(
+        self, req: GetRequest, max_length: int | None = None, wait_interval: int = 0
+    ) -> GetResult | None:
+        return self.getter.get(req, max_length, wait_interval)
 
     def close(self) -> tuple[int, int]:
         """MQCLOSE: the Table 2 outcome for an unterminated group or logical message."""
-        outcome = close_outcome(self.put_cursor)
+        outcome = self.putter.close()
+        get_outcome = self.getter.close()
         if outcome[0] == C.MQCC_OK:
-            outcome = gr.close_outcome(self.get_cursor)
-        self._unlock()
-        self._give_back()
-        if self._reader is not None:
-            if self._forgotten:
-                self._advance_watermarks()
-            self._reader.close()
-            self._reader = None
+            outcome = get_outcome
         self.state.unregister_open(self.handle_id)
         return outcome

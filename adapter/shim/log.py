@@ -122,3 +122,19 @@ class Log(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def produce(
+    producer: Producer,
+    topic: str,
+    key: bytes | None,
+    value: bytes | None,
+    on_delivery: DeliveryCallback | None = None,
+) -> None:
+    """produce(), waiting out a full local queue (BufferError) by serving deliveries."""
+    while True:
+        try:
+            producer.produce(topic, value=value, key=key, on_delivery=on_delivery)
+            return
+        except BufferError:
+            producer.poll(0.05)

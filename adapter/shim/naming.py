@@ -1,4 +1,4 @@
-"""Kafka topic names and Redis keys for a queue manager's queues.
+"""Kafka topic names of a queue manager's queues (Redis keys: redis_store.py).
 
 MQ names may hold '/', '%' and '.', which Kafka forbids or uses as our separator, so
 every character outside [A-Za-z0-9-] is escaped as _XX (hex). Two different (QM, Q)
@@ -42,18 +42,3 @@ def ack_topic(qmgr: str, queue: str) -> str:
 def catalog_topic(qmgr: str) -> str:
     """Compacted: one record per queue definition (tombstone on DELETE QLOCAL)."""
     return _topic(escape(qmgr), "_catalog")
-
-
-def key_prefix(qmgr: str, queue: str) -> str:
-    """Redis prefix of one queue. The {hash tag} keeps a queue's keys in one cluster slot,
-    so a Lua script may touch all of them."""
-    return f"mqk:{{{qmgr}/{queue}}}:"
-
-
-def catalog_key(qmgr: str) -> str:
-    return f"mqk:{{{qmgr}}}:catalog"
-
-
-def lane(priority: int, partition: int) -> str:
-    """A (priority topic, partition) pair: the unit of physical order and of watermarks."""
-    return f"{priority}.{partition}"

@@ -1,26 +1,28 @@
-"""Read-ahead (MQOO_READ_AHEAD / DEFREADA): non-persistent messages consumed for a
-handle ahead of its gets, one claim for a whole run. As in MQ they are never delivered
-twice and may be lost if the process dies; at MQCLOSE the unread ones are put back."""
+"""Read-ahead (MQOO_READ_AHEAD / DEFREADA) of one open queue.
+
+Non-persistent messages are consumed for the handle ahead of its gets, one claim for a
+whole run. As in MQ they are never delivered twice and may be lost if the process dies;
+at MQCLOSE the unread ones are put back. Syncpoint gets may lock a run ahead the same
+way; those locks belong to the unit of work (uow.py), which releases what was not got
+when it ends.
+"""
 
 from __future__ import annotations
 
-import time
-from typing import TYPE_CHECKING
+from collections import deque
+from typing import Any
 
-from mqk_avro import codec
-
+from adapter import config
 from adapter.core import cmqc as C
 from adapter.core import expiry as exp
 from adapter.core import getrules as gr
 from adapter.core.model import Item
-from adapter.shim import naming
-from adapter.shim.reader import cand_of, lane_of
-
-if TYPE_CHECKING:
-    from adapter.shim.get import GetResult
-
-# Non-persistent messages one claim call takes for the handle's buffer.
-READ_AHEAD_BATCH = 256
+from adapter.shim import naming, records
+from adapter.shim.catalog import QueueDef
+from adapter.shim.reader import QueueReader
+from adapter.shim.services import Services
+from adapter.shim.store import QueueState, lane
+from adapter.shim.uow import HeldGet
 
 _SELECTIVE = (
     C.MQGMO_COMPLETE_MSG
@@ -30,130 +32,167 @@ _SELECTIVE = (
     | C.MQGMO_LOCK
     | C.MQGMO_MSG_UNDER_CURSOR
 )
+_SELECTING_MATCH = C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET
 
 
-class ReadAhead:
-    """The read-ahead buffer of QueueHandle (which supplies _ahead and _buffered)."""
+def _next_in_physical_order(req: gr.GetRequest, max_length: int | None) -> bool:
+    """The get takes the next message in physical order: no selector, no logical order,
+    no buffer limit."""
+    mo = req.match
+    return (
+        max_length is None
+        and not req.under_cursor
+        and not req.logical
+        and not (mo & C.MQMO_MATCH_MSG_ID and req.msg_id != C.MQMI_NONE)
+        and not (mo & C.MQMO_MATCH_CORREL_ID and req.correl_id != C.MQCI_NONE)
+        and not mo & _SELECTING_MATCH
+    )
 
-    def _plain(self, req: gr.GetRequest, browsing: bool, max_length: int | None) -> bool:
-        """A get read-ahead can serve: next message in physical order, no selection."""
-        mo = req.match
+
+class ReadAheadBuffer:
+    def __init__(self, svc: Services, qdef: QueueDef, options: int, state: QueueState) -> None:
+        self.svc = svc
+        self.qdef = qdef
+        self.name = qdef.name
+        self.state = state
+        self.enabled = bool(options & C.MQOO_READ_AHEAD) or (
+            qdef.def_read_ahead and not options & C.MQOO_NO_READ_AHEAD
+        )
+        self._ahead: deque[Item] = deque()
+        self._buffered: dict[tuple[int, int, int], dict[str, Any]] = {}
+
+    @property
+    def buffered(self) -> bool:
+        return bool(self._ahead)
+
+    def serves(self, req: gr.GetRequest, browsing: bool, max_length: int | None) -> bool:
+        """A get the buffer can serve: read-ahead on, destructive, outside syncpoint."""
         return (
-            self.read_ahead
+            self.enabled
             and not browsing
-            and max_length is None
-            and not req.under_cursor
-            and not req.logical
             and not req.options & _SELECTIVE
-            and not (mo & C.MQMO_MATCH_MSG_ID and req.msg_id != C.MQMI_NONE)
-            and not (mo & C.MQMO_MATCH_CORREL_ID and req.correl_id != C.MQCI_NONE)
-            and not mo & (C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET)
+            and _next_in_physical_order(req, max_length)
         )
 
-    def _plain_syncpoint(self, req: gr.GetRequest, browsing: bool, max_length: int | None) -> bool:
+    def serves_syncpoint(self, req: gr.GetRequest, browsing: bool, max_length: int | None) -> bool:
         """A syncpoint get that locking ahead can serve: read-ahead is on (the locked
         messages are invisible to others until the unit of work ends, so it is opt-in),
-        the next message in physical order, no selection, no BOTHRESH check to make."""
-        mo = req.match
+        no BOTHRESH check to make."""
         return (
-            self.read_ahead
+            self.enabled
             and not browsing
-            and max_length is None
             and bool(req.options & C.MQGMO_SYNCPOINT)
-            and not req.under_cursor
-            and not req.logical
             and not req.options & (_SELECTIVE & ~C.MQGMO_SYNCPOINT)
             and self.qdef.backout_threshold <= 0
-            and not (mo & C.MQMO_MATCH_MSG_ID and req.msg_id != C.MQMI_NONE)
-            and not (mo & C.MQMO_MATCH_CORREL_ID and req.correl_id != C.MQCI_NONE)
-            and not mo & (C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET)
+            and _next_in_physical_order(req, max_length)
         )
 
-    def _from_locked_ahead(self, req: gr.GetRequest) -> GetResult | None:
-        """Next message locked ahead for this unit of work: no Redis call."""
-        now = int(time.time() * 1000)
-        while self._uow_ahead:
-            held = self._uow_ahead.popleft()
-            item = held.item
-            if exp.is_expired(item.put_ms, item.expiry, now):
-                # Discarding is never part of the unit of work: consumed at once.
-                self.conn.txn.current.prefetched.remove(held)
-                self.state.claim([held.cand], self.conn.txn.current.owner, consume=True)
-                self.conn.record_ack(self.name, lane_of(item.key), item.key[2])
-                self.conn.report_expiry(held.env)
-                continue
-            self.conn.txn.deliver_prefetched(held)
-            return self._deliver(item, [item], req, None, removed=True, env=held.env)
-        return None
-
-    def _lock_ahead(self, first: Item, req: gr.GetRequest) -> GetResult | None:
-        """Lock a run of messages for the unit of work in one call; deliver the first."""
-        reader, st = self.reader, self.state
-        uow = self.conn.txn.begin()
-        now = int(time.time() * 1000)
-        run = []
-        for item in gr.candidates(reader.view, self.get_cursor, req):
-            if len(run) >= READ_AHEAD_BATCH:
+    def _run(
+        self,
+        reader: QueueReader,
+        cursor: gr.GetCursor,
+        req: gr.GetRequest,
+        first: Item,
+        persistent_too: bool,
+    ) -> list[Item]:
+        """The run of unexpired messages from `first` on in physical order; empty if
+        `first` is not where it starts (the view changed)."""
+        now = self.svc.clock.now_ms()
+        run: list[Item] = []
+        for item in gr.candidates(reader.view, cursor, req):
+            if len(run) >= config.READ_AHEAD_BATCH:
+                break
+            if not persistent_too and item.persistence != C.MQPER_NOT_PERSISTENT:
                 break
             if not exp.is_expired(item.put_ms, item.expiry, now):
                 run.append(item)
-        if not run or run[0] is not first:
-            return None
-        from adapter.shim.uow import LEASE_MS
+        return run if run and run[0] is first else []
 
-        taken, backouts, gone = st.lock_many([cand_of(i.key) for i in run], uow.owner, LEASE_MS)
-        for i in gone:
+    def fill(
+        self,
+        reader: QueueReader,
+        cursor: gr.GetCursor,
+        req: gr.GetRequest,
+        first: Item,
+        owner: str,
+    ) -> int:
+        """Consume a run of non-persistent messages in one claim; how many were taken."""
+        run = self._run(reader, cursor, req, first, persistent_too=False)
+        if not run:
+            return 0
+        claim = self.state.consume_many([i.key for i in run], owner)
+        for i in claim.gone:
             reader.forget(run[i].key)
-        for i, backout in zip(taken, backouts, strict=True):
+        for i, backout in zip(claim.taken, claim.backouts, strict=True):
+            item = run[i]
+            self.svc.pump.record_ack(self.name, item.key)
+            env = reader.envelopes[item.key]
+            if backout:  # carried in the buffer: the state is not asked again at delivery
+                env = dict(env, BackoutCount=env["BackoutCount"] + backout)
+            self._buffered[item.key] = env
+            reader.forget(item.key)
+            self._ahead.append(item)
+        return len(claim.taken)
+
+    def take(self) -> tuple[Item, dict[str, Any]] | None:
+        """The next buffered message (expired ones are reported and dropped)."""
+        now = self.svc.clock.now_ms()
+        while self._ahead:
+            item = self._ahead.popleft()
+            env = self._buffered.pop(item.key)
+            if exp.is_expired(item.put_ms, item.expiry, now):
+                self.svc.report_expiry(env)
+                continue
+            return item, env
+        return None
+
+    def lock_run(
+        self, reader: QueueReader, cursor: gr.GetCursor, req: gr.GetRequest, first: Item
+    ) -> bool:
+        """Lock a run of messages for the unit of work in one call."""
+        run = self._run(reader, cursor, req, first, persistent_too=True)
+        if not run:
+            return False
+        txn = self.svc.txn
+        claim = self.state.lock_many([i.key for i in run], txn.begin().owner, config.LEASE_MS)
+        for i in claim.gone:
+            reader.forget(run[i].key)
+        for i, backout in zip(claim.taken, claim.backouts, strict=True):
             item = run[i]
             env = reader.envelopes[item.key]
             if backout:
                 env = dict(env, BackoutCount=env["BackoutCount"] + backout)
             reader.forget(item.key)
-            self._uow_ahead.append(
-                self.conn.txn.prefetch(self, self.name, cand_of(item.key), item, env)
-            )
-        return self._from_locked_ahead(req)
+            txn.prefetch(self.name, item, env, reader)
+        return bool(claim.taken)
 
-    def _from_buffer(self, req: gr.GetRequest) -> GetResult | None:
-        now = int(time.time() * 1000)
-        while self._ahead:
-            item = self._ahead.popleft()
-            env = self._buffered.pop(item.key)
-            if exp.is_expired(item.put_ms, item.expiry, now):
-                self.conn.report_expiry(env)
-                continue
-            return self._deliver(item, [item], req, None, removed=True, env=env)
-        return None
-
-    def _read_ahead(self, first: Item, req: gr.GetRequest) -> GetResult | None:
-        """Consume a run of non-persistent messages in one call; deliver the first."""
-        reader, st = self.reader, self.state
-        run: list[Item] = []
-        now = int(time.time() * 1000)
-        for item in gr.candidates(reader.view, self.get_cursor, req):
-            if item.persistence != C.MQPER_NOT_PERSISTENT or len(run) >= READ_AHEAD_BATCH:
-                break
+    def take_locked(self, reader: QueueReader) -> HeldGet | None:
+        """The next message locked ahead for this unit of work: no state call. An expired
+        one is discarded at once (discarding is never part of a unit of work)."""
+        txn = self.svc.txn
+        now = self.svc.clock.now_ms()
+        while True:
+            held = txn.next_prefetched(reader)
+            if held is None:
+                return None
+            item = held.item
             if not exp.is_expired(item.put_ms, item.expiry, now):
-                run.append(item)
-        if not run or run[0] is not first:
-            return None
-        taken, backouts, gone = st.consume_many([cand_of(i.key) for i in run], self.handle_id)
-        for i in gone:
-            reader.forget(run[i].key)
-        for i, backout in zip(taken, backouts, strict=True):
-            item = run[i]
-            self.conn.record_ack(self.name, lane_of(item.key), item.key[2])
-            env = reader.envelopes[item.key]
-            if backout:  # carried in the buffer: Redis is not asked again at delivery
-                env = dict(env, BackoutCount=env["BackoutCount"] + backout)
-            self._buffered[item.key] = env
-            reader.forget(item.key)
-            self._ahead.append(item)
-        self._forgotten += len(taken)
-        return self._from_buffer(req)
+                return held
+            txn.discard_prefetched(held)
+            self.state.claim([item.key], txn.begin().owner, consume=True)
+            self.svc.pump.record_ack(self.name, item.key)
+            self.svc.report_expiry(held.env)
 
-    def _give_back(self) -> None:
+    def lowest(self) -> dict[str, int]:
+        """Per lane the lowest buffered offset: the watermark may not pass it while the
+        message can still be given back."""
+        lows: dict[str, int] = {}
+        for item in self._ahead:
+            ln = lane(item.key[0], item.key[1])
+            lows[ln] = min(lows.get(ln, item.key[2]), item.key[2])
+        return lows
+
+    def give_back(self) -> None:
         """MQCLOSE with read-ahead messages the application never got: put them back.
 
         They were consumed from their old positions, and other handles' views have
@@ -162,12 +201,15 @@ class ReadAhead:
         """
         if not self._ahead:
             return
-        for item in self._ahead:
-            env = self._buffered[item.key]
-            key = env["GroupId"] if env["GroupId"] != C.MQGI_NONE else env["MsgId"]
-            topic = naming.data_topic(self.conn.qmgr, self.name, item.key[0])
-            self.conn.producer.produce(topic, value=codec.encode(env), key=key)
-        self.conn.count_put(self.name, len(self._ahead))
-        self.conn.barrier()
+        out = [
+            records.resend(
+                naming.data_topic(self.svc.qmgr, self.name, item.key[0]),
+                self._buffered[item.key],
+            )
+            for item in self._ahead
+        ]
+        self.svc.pump.send_now(out)
+        self.svc.pump.count_put(self.name, len(out))
+        self.svc.pump.barrier()
         self._ahead.clear()
         self._buffered.clear()

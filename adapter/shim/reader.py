@@ -8,10 +8,10 @@ envelope (MQMD fields + payload) is kept beside it until the item leaves the vie
 
 from __future__ import annotations
 
-import time
+import logging
+from typing import Any
 
-from confluent_kafka import Consumer, IsolationLevel, KafkaError, KafkaException, TopicPartition
-from confluent_kafka.admin import OffsetSpec
+from confluent_kafka import TopicPartition
 from mqk_avro import codec
 
 from adapter.core import cmqc as C
@@ -19,55 +19,43 @@ from adapter.core.model import Item
 from adapter.core.view import QueueView
 from adapter.shim import naming
 from adapter.shim.catalog import QueueDef
-from adapter.shim.state import QueueState
+from adapter.shim.clock import Clock
+from adapter.shim.log import Log
+from adapter.shim.store import QueueState, lane
 
-# A topic just created: metadata names its leader a moment before the broker serves it.
-_TRANSIENT = {
-    KafkaError.NOT_LEADER_FOR_PARTITION,
-    KafkaError.UNKNOWN_LEADER_EPOCH,
-    KafkaError.FENCED_LEADER_EPOCH,
-    KafkaError.OFFSET_NOT_AVAILABLE,
-    KafkaError.REPLICA_NOT_AVAILABLE,
-    KafkaError.BROKER_NOT_AVAILABLE,
-    KafkaError.LEADER_NOT_AVAILABLE,
-    KafkaError.UNKNOWN_TOPIC_OR_PART,
-    KafkaError.REQUEST_TIMED_OUT,
-    KafkaError._TRANSPORT,
-    KafkaError._TIMED_OUT,
-}
+log = logging.getLogger("mqk.shim.reader")
 
-Key = tuple[int, int, int]  # (priority, partition, offset)
-
-
-def lane_of(key: Key) -> str:
-    return naming.lane(key[0], key[1])
-
-
-def cand_of(key: Key) -> str:
-    return f"{key[0]}.{key[1]}:{key[2]}"
+Key = tuple[int, int, int]  # (priority, partition, offset): also the store's Candidate
 
 
 class QueueReader:
-    def __init__(self, conf: dict, qmgr: str, qdef: QueueDef, state: QueueState) -> None:
+    def __init__(
+        self, log_backend: Log, qmgr: str, qdef: QueueDef, state: QueueState, clock: Clock
+    ) -> None:
+        self.log = log_backend
+        self.clock = clock
         self.qdef = qdef
         self.state = state
+        self.closed = False
         self.view = QueueView()
         self.envelopes: dict[Key, dict] = {}
         self.bad_records = 0
+        self.read_errors = 0
         self._fifo = qdef.msg_delivery_sequence == C.MQMDS_FIFO
         self._single = qdef.partitions == 1
         self._topic_prio = {naming.data_topic(qmgr, qdef.name, p): p for p in naming.PRIORITIES}
         # Next offset to read per lane: everything below it is in the view or consumed.
         self.position: dict[str, int] = {}
-        self.caught_up_at = 0.0  # monotonic time of the last catch_up
-        self.consumer = Consumer(conf)
+        self.caught_up_at = -1e9  # monotonic time of the last catch_up
+        self._parts = [(t, p) for t in self._topic_prio for p in range(qdef.partitions)]
+        self.consumer = log_backend.reader()
         lows = state.lows()
         parts = []
         for topic, prio in self._topic_prio.items():
             for part in range(qdef.partitions):
-                low = lows.get(naming.lane(prio, part))
+                low = lows.get(lane(prio, part))
                 parts.append(TopicPartition(topic, part, low or 0))
-                self.position[naming.lane(prio, part)] = low or 0
+                self.position[lane(prio, part)] = low or 0
         self.consumer.assign(parts)
 
     def _pos(self, prio: int, part: int, offset: int, ts: int) -> tuple:
@@ -89,16 +77,25 @@ class QueueReader:
             msgs.insert(0, first)
         for msg in msgs:
             if msg.error():
+                self.read_errors += 1
+                log.debug("read error on %s: %s", self.qdef.name, msg.error())
                 continue
             prio = self._topic_prio[msg.topic()]
             part, offset = msg.partition(), msg.offset()
-            ln = naming.lane(prio, part)
+            ln = lane(prio, part)
             self.position[ln] = max(self.position.get(ln, 0), offset + 1)
             try:
                 env = codec.decode(msg.value())
             except codec.EnvelopeError:
                 # Not one of our envelopes (written by someone else): never an MQ message.
                 self.bad_records += 1
+                if self.bad_records == 1:
+                    log.warning(
+                        "%s: a record at %s:%d is not an mqk envelope; skipped",
+                        self.qdef.name,
+                        msg.topic(),
+                        offset,
+                    )
                 continue
             key: Key = (prio, part, offset)
             self.envelopes[key] = env
@@ -123,17 +120,12 @@ class QueueReader:
             n += 1
         return n
 
-    def catch_up(self, admin, timeout: float = 2.0) -> bool:
-        """Read every record committed before this call. One ListOffsets request (from
-        the AdminClient: about 1 ms, where the consumer's own call waits on its fetch
-        loop) gives each lane's last stable offset as read_committed sees it."""
-        specs = {
-            TopicPartition(t, p): OffsetSpec.latest()
-            for t in self._topic_prio
-            for p in range(self.qdef.partitions)
-        }
-        want = [tp for tp in self._end_offsets(admin, specs, timeout) if tp.offset > 0]
-        self.caught_up_at = time.monotonic()
+    def catch_up(self, timeout: float = 2.0) -> bool:
+        """Read every record committed before this call: one ListOffsets request gives
+        each lane's last stable offset as read_committed sees it."""
+        ends = self.log.end_offsets(self._parts)
+        want = [TopicPartition(t, p, end) for (t, p), end in ends.items() if end > 0]
+        self.caught_up_at = self.clock.monotonic()
         deadline = self.caught_up_at + timeout
         while want:
             positions = self.consumer.position(
@@ -142,33 +134,17 @@ class QueueReader:
             want = [tp for tp, pos in zip(want, positions, strict=True) if pos.offset < tp.offset]
             if not want:
                 break
-            if time.monotonic() > deadline:
+            if self.clock.monotonic() > deadline:
                 return False
             self.pump(0.005)
         return True
 
-    @staticmethod
-    def _end_offsets(admin, specs: dict, timeout: float) -> list[TopicPartition]:
-        """Last stable offsets; retriable broker errors (a leader moving, a topic just
-        created) are retried until MQK_BROKEN_AFTER_S, then MQRC_CONNECTION_BROKEN."""
-        from adapter.shim.connection import BROKEN_AFTER_S, broken
-
-        deadline = time.monotonic() + BROKEN_AFTER_S
-        while True:
-            try:
-                futures = admin.list_offsets(
-                    specs, isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=timeout
-                )
-                return [
-                    TopicPartition(tp.topic, tp.partition, fut.result(timeout).offset)
-                    for tp, fut in futures.items()
-                ]
-            except KafkaException as exc:
-                err = exc.args[0] if exc.args else None
-                retriable = err is not None and (err.retriable() or err.code() in _TRANSIENT)
-                if not retriable or time.monotonic() > deadline:
-                    raise broken(exc) from exc
-                time.sleep(0.05)
+    def take_back(self, item: Item, env: dict[str, Any]) -> None:
+        """A message this reader's handle got under syncpoint is on the queue again
+        (backout, or a prefetched message released), in its original position."""
+        if not self.closed and item.key not in self.envelopes:
+            self.envelopes[item.key] = env
+            self.view.add(item)
 
     def forget(self, key: Key) -> None:
         """The item left the queue (consumed by anyone, or expired)."""
@@ -180,10 +156,11 @@ class QueueReader:
         offset below it is consumed, an aborted record or a transaction marker."""
         lows = dict(self.position)
         for item in self.view:
-            ln = lane_of(item.key)
+            ln = lane(item.key[0], item.key[1])
             if item.key[2] < lows.get(ln, 1 << 62):
                 lows[ln] = item.key[2]
         return lows
 
     def close(self) -> None:
+        self.closed = True
         self.consumer.close()

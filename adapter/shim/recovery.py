@@ -1,123 +1,107 @@
-"""Rebuild a queue's Redis state from Kafka, the source of truth.
+"""Rebuild a queue's state from Kafka, the source of truth.
 
-Run when a script finds no `epoch` (Redis lost or flushed). One process rebuilds under
-a Redis lock while the others wait; claims are refused meanwhile, so no getter can take
-a message whose consumption is still on its way to the ack log. Consumed offsets come
-from the ack log (read_committed: aborted units of work do not count); depth and low
-watermarks come from a scan of the priority topics.
+Run when a claim finds no `epoch` (the state server lost or flushed it). One process
+rebuilds under a short exclusive right while the others wait; claims are refused
+meanwhile, so no getter can take a message whose consumption is still on its way to the
+ack log. The rebuild replays, through the same transitions the live path uses: the
+messages on the priority topics are counted in (add_depth, as puts are), the ack log's
+committed consumption is applied (apply_consumed, as a commit does), each lane's low
+watermark is raised to its first message still on the queue (advance), and the state
+is marked complete.
 """
 
 from __future__ import annotations
 
+import logging
 import time
-import uuid
+from collections.abc import Callable
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, TopicPartition
 
-from adapter.shim import naming
+from adapter import config
+from adapter.shim import acklog, naming
 from adapter.shim.catalog import QueueDef
-from adapter.shim.connection import Connection, decode_ack
+from adapter.shim.clock import Clock
+from adapter.shim.log import Log
+from adapter.shim.reconcile import apply_acks
+from adapter.shim.store import StateStore, lane
 
-# Long enough for live connections' batched acks (flushed every ~20 ms) to land.
-ACK_GRACE_S = 1.0
-LOCK_TTL_S = 120
-
-
-def _read_to_end(consumer: Consumer, parts: list[TopicPartition], on_record) -> None:
-    ends = {}
-    for tp in parts:
-        _, high = consumer.get_watermark_offsets(tp, timeout=10)
-        if high > 0:
-            ends[(tp.topic, tp.partition)] = high
-    if not ends:
-        return
-    consumer.assign([TopicPartition(t, p, OFFSET_BEGINNING) for (t, p) in ends])
-    done: set = set()
-    deadline = time.monotonic() + 120
-    while len(done) < len(ends) and time.monotonic() < deadline:
-        for msg in consumer.consume(1000, timeout=0.2):
-            if msg.error():
-                continue
-            on_record(msg)
-        for (t, p), high in ends.items():
-            pos = consumer.position([TopicPartition(t, p)])[0].offset
-            # Under read_committed the position passes transaction markers too.
-            if pos >= high:
-                done.add((t, p))
+log = logging.getLogger("mqk.shim.recovery")
 
 
-def _await_decided(conn: Connection, queue: str) -> int:
+def _await_decided(log_backend: Log, qmgr: str, queue: str, clock: Clock) -> int:
     """Wait (up to the transaction timeout) until no transaction on the ack log is
     undecided, so every committed consumption is readable; returns that end offset."""
-    from adapter.shim.reconcile import _ends
-    from adapter.shim.uow import TXN_TIMEOUT_MS
-
-    tp = TopicPartition(naming.ack_topic(conn.qmgr, queue), 0)
-    deadline = time.monotonic() + TXN_TIMEOUT_MS / 1000 + 5
+    deadline = clock.monotonic() + config.TXN_TIMEOUT_MS / 1000 + 5
     while True:
-        lso, hw = _ends(conn.admin, tp)
-        if lso >= hw or time.monotonic() > deadline:
+        lso, hw = acklog.ends(log_backend, qmgr, queue)
+        if lso >= hw or clock.monotonic() > deadline:
             return lso
-        time.sleep(0.1)
+        clock.sleep(0.1)
 
 
-def rebuild(conn: Connection, qdef: QueueDef) -> bool:
+def _offsets_on_topics(log_backend: Log, qmgr: str, qdef: QueueDef) -> dict[str, list[int]]:
+    """Every record offset of the queue's priority topics, per lane (committed only)."""
+    prio_of = {naming.data_topic(qmgr, qdef.name, p): p for p in naming.PRIORITIES}
+    ends = log_backend.end_offsets([(t, p) for t in prio_of for p in range(qdef.partitions)])
+    ends = {tp: end for tp, end in ends.items() if end > 0}
+    out: dict[str, list[int]] = {}
+    if not ends:
+        return out
+    reader = log_backend.reader()
+    try:
+        reader.assign([TopicPartition(t, p, OFFSET_BEGINNING) for t, p in ends])
+        deadline = time.monotonic() + 120
+        pending = dict(ends)
+        while pending and time.monotonic() < deadline:
+            for msg in reader.consume(1000, timeout=0.2):
+                if not msg.error():
+                    ln = lane(prio_of[msg.topic()], msg.partition())
+                    out.setdefault(ln, []).append(msg.offset())
+            done = reader.position([TopicPartition(t, p) for t, p in pending])
+            for tp in done:  # under read_committed the position passes markers too
+                if tp.offset >= pending[(tp.topic, tp.partition)]:
+                    del pending[(tp.topic, tp.partition)]
+    finally:
+        reader.close()
+    return out
+
+
+def rebuild(
+    log_backend: Log,
+    store: StateStore,
+    qmgr: str,
+    qdef: QueueDef,
+    owner: str,
+    barrier: Callable[[], None],
+    clock: Clock,
+) -> bool:
     """Rebuild unless another process is doing it; returns True if this call rebuilt."""
-    r = conn.redis
-    prefix = naming.key_prefix(conn.qmgr, qdef.name)
-    if r.exists(prefix + "epoch"):
+    st = store.queue(qdef.name)
+    if st.has_epoch():
         return False
-    if not r.set(prefix + "rebuild", conn.conn_id, nx=True, ex=LOCK_TTL_S):
-        deadline = time.monotonic() + LOCK_TTL_S
-        while not r.exists(prefix + "epoch") and time.monotonic() < deadline:
-            time.sleep(0.1)
+    if not st.try_mutex("rebuild", owner, config.REBUILD_LOCK_S):
+        deadline = clock.monotonic() + config.REBUILD_LOCK_S
+        while not st.has_epoch() and clock.monotonic() < deadline:
+            clock.sleep(0.1)
         return False
     try:
-        conn.barrier()
-        time.sleep(ACK_GRACE_S)
-        applied_to = _await_decided(conn, qdef.name)
-        consumed: dict[str, set[int]] = {}
-
-        def on_ack(msg) -> None:
-            consumed.setdefault(msg.key().decode(), set()).update(decode_ack(msg.value()))
-
-        consumer = Consumer(conn.consumer_conf())
-        try:
-            _read_to_end(
-                consumer, [TopicPartition(naming.ack_topic(conn.qmgr, qdef.name), 0)], on_ack
-            )
-            lows: dict[str, int] = {}
-            depth = 0
-            prio_of = {naming.data_topic(conn.qmgr, qdef.name, p): p for p in naming.PRIORITIES}
-
-            def on_data(msg) -> None:
-                nonlocal depth
-                lane = naming.lane(prio_of[msg.topic()], msg.partition())
-                if msg.offset() in consumed.get(lane, ()):
-                    return
-                depth += 1
-                lows[lane] = min(lows.get(lane, msg.offset()), msg.offset())
-
-            parts = [TopicPartition(t, p) for t in prio_of for p in range(qdef.partitions)]
-            consumer.close()
-            consumer = Consumer(conn.consumer_conf())
-            _read_to_end(consumer, parts, on_data)
-        finally:
-            consumer.close()
-        pipe = r.pipeline()
-        for key in r.scan_iter(match=prefix + "done:*", count=500):
-            pipe.delete(key)
-        pipe.delete(prefix + "low", prefix + "lock")
-        for lane, offsets in consumed.items():
-            low = lows.get(lane, max(offsets) + 1)
-            pipe.hset(prefix + "low", lane, low)
-            above = [o for o in offsets if o >= low]
-            if above:
-                pipe.zadd(prefix + "done:" + lane, {str(o): o for o in above})
-        pipe.set(prefix + "depth", depth)
-        pipe.set(prefix + "ackpos", applied_to)  # reconcile continues from here
-        pipe.set(prefix + "epoch", uuid.uuid4().hex)
-        pipe.execute()
+        log.warning("state of queue %s/%s is missing: rebuilding it from Kafka", qmgr, qdef.name)
+        barrier()  # this connection's own puts and acks first
+        clock.sleep(config.ACK_GRACE_S)  # and the other live connections' batched acks
+        applied_to = _await_decided(log_backend, qmgr, qdef.name, clock)
+        consumed = acklog.read(log_backend, qmgr, qdef.name, 0, applied_to)
+        on_topics = _offsets_on_topics(log_backend, qmgr, qdef)
+        st.wipe()
+        st.add_depth(sum(len(offs) for offs in on_topics.values()))
+        apply_acks(st, consumed)
+        for ln, offsets in on_topics.items():
+            gone = consumed.get(ln, set())
+            left = [o for o in offsets if o not in gone]
+            # Below the first message still there everything is consumed (or a marker).
+            st.advance(ln, min(left) if left else max(offsets) + 1)
+        st.set_ack_position(applied_to)  # reconcile continues from here
+        st.mark_complete()
         return True
     finally:
-        r.delete(prefix + "rebuild")
+        st.drop_mutex("rebuild")

@@ -15,7 +15,9 @@ a queue's keys in one cluster slot, so one script may touch all of them):
 | `ackpos` | integer | ack-log offset up to which consumption is applied |
 | `rebuild`, `reconcile` | string with TTL | short exclusive rights |
 
-and `mqk:{QM}:catalog` (hash name -> definition) caches the catalog topic.
+plus `once:<token>` (the last sequence number a replaying writer applied to the depth,
+add_depths_once), and per queue manager `mqk:{QM}:catalog` (hash name -> definition),
+the cache of the catalog topic. No script touches two queues (Redis Cluster slots).
 A candidate is spelled `priority.partition:offset` (store.encode); the scripts parse it.
 """
 
@@ -259,6 +261,16 @@ end
 return new > cur and 1 or 0
 """
 
+# ARGV: token, seq, delta. Adds delta to the depth once per (token, seq) and queue.
+_ADD_ONCE = """
+local p = KEYS[1]
+local mark = p .. 'once:' .. ARGV[1]
+if tonumber(redis.call('GET', mark) or '-1') >= tonumber(ARGV[2]) then return 0 end
+redis.call('INCRBY', p .. 'depth', ARGV[3])
+redis.call('SET', mark, ARGV[2])
+return 1
+"""
+
 
 def queue_prefix(qmgr: str, queue: str) -> str:
     """Redis prefix of one queue (a hash tag: one cluster slot per queue)."""
@@ -339,9 +351,7 @@ class RedisQueueState:
             self._claim_many(keys=self._keys, args=[self._now_ms(), owner, *map(encode, cands)])
         )
 
-    def lock_many(
-        self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int
-    ) -> BatchClaim:
+    def lock_many(self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int) -> BatchClaim:
         return _batch(
             self._lock_many(
                 keys=self._keys, args=[self._now_ms(), owner, lease_ms, *map(encode, cands)]
@@ -453,17 +463,13 @@ class RedisStore:
     """store.StateStore on one Redis client. Transient connection errors are retried
     for MQK_BROKEN_AFTER_S where a call is safe to repeat (ping, catalog reads)."""
 
-    def __init__(
-        self, url: str, qmgr: str, now_ms: Callable[[], int] | None = None
-    ) -> None:
+    def __init__(self, url: str, qmgr: str, now_ms: Callable[[], int] | None = None) -> None:
         self.qmgr = qmgr
         self.now_ms = now_ms or (lambda: int(time.time() * 1000))
         self.client = redis.Redis.from_url(
             url, socket_connect_timeout=5, socket_timeout=10, health_check_interval=30
         )
-        self.scripts = {
-            name: self.client.register_script(src) for name, src in _SCRIPTS.items()
-        }
+        self.scripts = {name: self.client.register_script(src) for name, src in _SCRIPTS.items()}
         self._queues: dict[str, RedisQueueState] = {}
         self._catalog = catalog_key(qmgr)
         self._transient = retry(
@@ -488,6 +494,13 @@ class RedisStore:
     def catalog_delete(self, name: str) -> None:
         self.client.hdel(self._catalog, name)
 
+    def add_depths_once(self, token: str, seq: int, deltas: dict[str, int]) -> bool:
+        applied = False
+        for queue, delta in deltas.items():
+            keys = [queue_prefix(self.qmgr, queue)]
+            applied |= bool(self.scripts["add_once"](keys=keys, args=[token, seq, delta]))
+        return applied
+
     def ping(self) -> None:
         self._transient(self.client.ping)()
 
@@ -505,4 +518,5 @@ _SCRIPTS = {
     "verify": _VERIFY,
     "apply": _APPLY,
     "reclaim": _RECLAIM,
+    "add_once": _ADD_ONCE,
 }

@@ -103,9 +103,7 @@ class QueueState(Protocol):
         """Consume every free candidate (read-ahead)."""
         ...
 
-    def lock_many(
-        self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int
-    ) -> BatchClaim:
+    def lock_many(self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int) -> BatchClaim:
         """Lock every free candidate for `owner` (syncpoint read-ahead)."""
         ...
 
@@ -186,6 +184,12 @@ class StateStore(Protocol):
     def catalog_put(self, name: str, definition: bytes) -> None: ...
 
     def catalog_delete(self, name: str) -> None: ...
+
+    def add_depths_once(self, token: str, seq: int, deltas: dict[str, int]) -> bool:
+        """Add `deltas` to the queues' depths unless `token` already applied a `seq` this
+        high (a writer that may replay its last step, as the Spark job's sink does).
+        Atomic per queue; True if applied to any."""
+        ...
 
     def ping(self) -> None:
         """Raise ConnectionError if the server cannot be reached (after retries)."""

@@ -21,7 +21,7 @@ from mqk_avro import codec
 
 import adapter.pymqi as pymqi
 from adapter import config
-from adapter.shim import naming
+from adapter.shim import naming, redis_store
 from ops.bench import mqside, rawkafka
 from ops.bench.model import Row
 from ops.bench.settings import KIB, BenchConfig
@@ -113,7 +113,7 @@ def run(cfg: BenchConfig, bootstrap: str, log=print) -> list[Row]:
 
         redis_url = config.endpoints().redis_url
         sha = conn.redis.script_load("return {0, 0}")
-        key = naming.key_prefix(mq.name, queue)
+        key = redis_store.queue_prefix(mq.name, queue)
         lua = per_call_us(lambda: conn.redis.evalsha(sha, 1, key, *_CLAIM_ARGS), n // 10)
         row(REDIS, lua, _ping_us(redis_url, n // 10), "bare PING over a socket")
     return rows

@@ -52,12 +52,10 @@ class MQSession:
                 self.qm.delete_queue(queue, purge=True)
             except pymqi.MQMIError:
                 pass
-        futs = conn.admin.delete_topics([naming.catalog_topic(self.name)], operation_timeout=30)
-        for fut in futs.values():
-            try:
-                fut.result(30)
-            except Exception:  # noqa: BLE001 - best effort: the topic may not exist
-                pass
+        try:
+            conn.log.delete_topics([naming.catalog_topic(self.name)])
+        except Exception:  # noqa: BLE001 - best effort: the topic may not exist
+            pass
         self.qm.disconnect()
 
 

@@ -1,6 +1,6 @@
 """Raw confluent-kafka: the baseline side of every pair.
 
-The clients use the shim's own tuning (adapter/shim/connection.py: idempotent acks=all
+The clients use the shim's own tuning (adapter/shim/kafka_log.py: idempotent acks=all
 producer with linger.ms=2; read_committed consumer with a 20 ms fetch wait) and topics
 the settings of a queue's priority topic, so a ratio measures the MQ layer, not a
 difference in Kafka configuration.

@@ -123,7 +123,7 @@ def test_wait_wakes_when_a_message_arrives(qmgr, qmgr_name) -> None:
     """A getter waiting (up to 20 s) returns soon after another connection's put."""
     qmgr.define_queue("Q.WAKE")
     q = _open(qmgr, "Q.WAKE")
-    q.get_handle().reader.catch_up(qmgr.get_handle().admin)  # reader started before the put
+    q.get_handle().getter.reader.catch_up()  # reader started before the put
     put_at: list[float] = []
 
     def putter() -> None:

@@ -288,7 +288,7 @@ def test_redis_wipe_loses_nothing_and_delivers_nothing_twice(qmgr) -> None:
 def test_watermark_never_passes_a_message_held_by_a_unit_of_work(qmgr) -> None:
     """Many gets advance the low watermark; a message still held under syncpoint must
     stay above it, so that a backout puts it back on the queue."""
-    from adapter.shim import get as handle_mod
+    from adapter import config as handle_mod
 
     qmgr.define_queue("Q.HELD", max_depth=2000)
     q = pymqi.Queue(qmgr, "Q.HELD", ALL)

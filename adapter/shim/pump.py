@@ -1,0 +1,279 @@
+"""The connection's pump: the one thread that serves the plain producer's delivery
+reports and pushes batched bookkeeping out (put counts into the queues' depth, consumed
+offsets into the queues' ack logs), plus the asynchronous-put status MQSTAT reports.
+
+Why batched: a put or a get that wrote its bookkeeping itself would pay a Redis or
+Kafka round trip each; the pump does it every PUMP_INTERVAL_S for all of them, and
+`barrier()` forces it where a caller needs read-your-writes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from confluent_kafka import KafkaError
+
+from adapter import config
+from adapter.core import cmqc as C
+from adapter.core.errors import fail
+from adapter.shim import acklog
+from adapter.shim.log import Producer, produce
+from adapter.shim.store import StateStore, lane
+
+log = logging.getLogger("mqk.shim.pump")
+
+# What a failed delivery means to the application, in MQ's reason codes.
+_REASONS = {
+    KafkaError.UNKNOWN_TOPIC_OR_PART: C.MQRC_Q_DELETED,  # the queue went while open
+    KafkaError._UNKNOWN_TOPIC: C.MQRC_Q_DELETED,
+    KafkaError.MSG_SIZE_TOO_LARGE: C.MQRC_MSG_TOO_BIG_FOR_Q,
+}
+
+
+def delivery_reason(err: KafkaError) -> int:
+    """The MQ reason of a failed delivery (anything unnamed: the connection broke)."""
+    return _REASONS.get(err.code(), C.MQRC_CONNECTION_BROKEN)
+
+
+@dataclass
+class AsyncStatus:
+    """MQSTS for MQSTAT_TYPE_ASYNC_ERROR: counts of asynchronous puts since the last
+    MQSTAT, and the first failure (or, failing none, the first warning)."""
+
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+    put_success: int = 0
+    put_warning: int = 0
+    put_failure: int = 0
+    object_type: int = 0
+    object_name: str = ""
+
+
+class _AsyncPut:
+    """Delivery reports of one asynchronous MQPUT of several segments: it counts once,
+    as MQ counts an MQPUT call, when its last piece settles."""
+
+    __slots__ = ("pump", "queue", "left", "error")
+
+    def __init__(self, pump: Pump, queue: str, pieces: int) -> None:
+        self.pump, self.queue, self.left, self.error = pump, queue, pieces, None
+
+    def __call__(self, err, _msg) -> None:
+        self.pump._settled(self.queue, err)
+        if err is not None and self.error is None:
+            self.error = err
+        self.left -= 1
+        if self.left == 0:
+            self.pump._outcome(self.queue, self.error)
+
+
+class Pump:
+    def __init__(
+        self,
+        qmgr: str,
+        producer: Producer,
+        store: StateStore,
+        on_tick: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.qmgr = qmgr
+        self.producer = producer
+        self.store = store
+        self._on_tick = on_tick
+        self._lock = threading.Lock()
+        self._depth: dict[str, int] = defaultdict(int)
+        self._acks: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        self._acks_lock = threading.Lock()
+        self._in_flight = 0
+        self._sync_waiters = 0
+        self._status = AsyncStatus()
+        self._callbacks: dict[tuple[str, bool], Callable] = {}
+        self.loop_failures = 0
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="mqk-pump", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._closed.set()
+        if self._thread.is_alive():
+            self._thread.join(2)  # the tick renews leases under the unit of work's lock
+
+    def _loop(self) -> None:
+        while not self._closed.is_set():
+            try:
+                if self._sync_waiters:
+                    # A sync MQPUT is flushing: if this thread polled too, it could take
+                    # that put's delivery report and make it wait out a polling slice.
+                    self._closed.wait(config.PUMP_INTERVAL_S)
+                    continue
+                # Never block inside poll(): a sync MQPUT starting meanwhile would find
+                # its delivery report taken here, and its flush() would sleep out a 10 ms
+                # polling slice (that cost every sync put ~1 ms on average).
+                self.producer.poll(0)
+                self.flush_depth()
+                self.flush_acks()
+                self._on_tick()
+                self._closed.wait(config.PUMP_INTERVAL_S)
+            except Exception:  # the work is kept and retried on the next tick
+                self.loop_failures += 1
+                log.warning(
+                    "pump tick failed (%d so far); retrying",
+                    self.loop_failures,
+                    exc_info=self.loop_failures == 1,
+                )
+                self._closed.wait(0.1)
+
+    # -- puts ------------------------------------------------------------------------
+    def send_async(
+        self, queue: str, records: list[tuple[str, bytes, bytes]], *, status: bool = True
+    ) -> None:
+        """An MQPUT with asynchronous response: counted on the queue when delivered,
+        and (`status`: an application's put, not a report) in MQSTAT's figures."""
+        if len(records) == 1 or not status:
+            cb = self._callbacks.get((queue, status))
+            if cb is None:
+                settle = self._settled_put if status else self._settled_report
+                cb = self._callbacks[(queue, status)] = lambda err, _m, q=queue: settle(q, err)
+        else:
+            cb = _AsyncPut(self, queue, len(records))
+        with self._lock:
+            self._in_flight += len(records)
+        for topic, key, value in records:
+            produce(self.producer, topic, key, value, cb)
+
+    def send_sync(self, queue: str, records: list[tuple[str, bytes, bytes]]) -> None:
+        """An MQPUT with synchronous response: returns once the broker acknowledged
+        every piece and the depth counts them; MQRC_CONNECTION_BROKEN (or the
+        delivery's own reason) otherwise."""
+        results: list = []
+        for topic, key, value in records:
+            produce(self.producer, topic, key, value, lambda err, _m: results.append(err))
+        # flush() sends at once (no linger) and serves the delivery reports.
+        if not self.wait_delivered(config.BROKEN_AFTER_S) or len(results) < len(records):
+            raise fail(C.MQRC_CONNECTION_BROKEN)
+        for err in results:
+            if err is not None:
+                raise fail(delivery_reason(err))
+        self.count_put(queue, len(records))
+        self.flush_depth()
+
+    def send_now(self, records: list[tuple[str, bytes, bytes]]) -> None:
+        """Records that need no delivery bookkeeping (give-backs, reports); a barrier
+        makes them durable."""
+        for topic, key, value in records:
+            produce(self.producer, topic, key, value)
+
+    def _settled(self, queue: str, err) -> None:
+        with self._lock:
+            self._in_flight -= 1
+            if err is None:
+                self._depth[queue] += 1
+
+    def _settled_put(self, queue: str, err) -> None:
+        self._settled(queue, err)
+        self._outcome(queue, err)
+
+    def _settled_report(self, queue: str, err) -> None:
+        self._settled(queue, err)
+        if err is not None:
+            log.warning("a report for %s was not delivered: %s", queue, err)
+
+    def _outcome(self, queue: str, err) -> None:
+        with self._lock:
+            st = self._status
+            if err is None:
+                st.put_success += 1
+                return
+            st.put_failure += 1
+            reason = delivery_reason(err)
+            if st.comp != C.MQCC_FAILED:  # a failure replaces an earlier warning
+                st.comp, st.reason = C.MQCC_FAILED, reason
+                st.object_type, st.object_name = C.MQOT_Q, queue
+            failures = st.put_failure
+        log.warning(
+            "asynchronous MQPUT to %s failed: reason %d (%s); %d failure(s) since the last MQSTAT",
+            queue,
+            reason,
+            err,
+            failures,
+        )
+
+    def async_status(self, reset: bool = True) -> AsyncStatus:
+        """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR): the figures since the last call; a call that
+        returns them resets them, as MQ's does."""
+        self.producer.poll(0)
+        with self._lock:
+            status = self._status
+            if reset:
+                self._status = AsyncStatus()
+            else:
+                status = AsyncStatus(**vars(status))
+        return status
+
+    def wait_delivered(self, timeout: float) -> bool:
+        """Block until everything produced is acknowledged (the pump stands aside
+        meanwhile). False on timeout."""
+        with self._lock:
+            self._sync_waiters += 1
+        try:
+            return self.producer.flush(timeout) == 0
+        finally:
+            with self._lock:
+                self._sync_waiters -= 1
+
+    @property
+    def puts_in_flight(self) -> bool:
+        """Async puts not yet acknowledged: a get on this connection waits for them
+        (read-your-writes); acks and reports need not."""
+        return self._in_flight > 0
+
+    # -- depth -----------------------------------------------------------------------
+    def count_put(self, queue: str, n: int = 1) -> None:
+        with self._lock:
+            self._depth[queue] += n
+
+    def pending_depth(self, queue: str) -> int:
+        """Counted here, not yet in the state, plus puts still in flight."""
+        return self._depth.get(queue, 0) + len(self.producer)
+
+    def flush_depth(self) -> None:
+        with self._lock:
+            if not self._depth:
+                return
+            deltas, self._depth = self._depth, defaultdict(int)
+        try:
+            for queue, n in deltas.items():
+                if n:
+                    self.store.queue(queue).add_depth(n)
+        except Exception:
+            with self._lock:  # not lost: the next flush writes them
+                for queue, n in deltas.items():
+                    self._depth[queue] += n
+            raise
+
+    # -- consumption -----------------------------------------------------------------
+    def record_ack(self, queue: str, key: tuple[int, int, int]) -> None:
+        """A message left the queue outside a unit of work: log it (batched) to Kafka."""
+        with self._acks_lock:
+            self._acks[queue][lane(key[0], key[1])].append(key[2])
+
+    def flush_acks(self) -> None:
+        with self._acks_lock:
+            if not self._acks:
+                return
+            acks, self._acks = self._acks, defaultdict(lambda: defaultdict(list))
+        for queue, lanes in acks.items():
+            self.send_now(acklog.records(self.qmgr, queue, lanes))
+
+    def barrier(self) -> None:
+        """Read-your-writes: every put of this connection is on Kafka and counted, and
+        every consumption is in the ack logs."""
+        self.flush_acks()
+        if self.producer.flush(config.BROKEN_AFTER_S):
+            raise fail(C.MQRC_CONNECTION_BROKEN)
+        self.flush_depth()
