@@ -9,9 +9,24 @@ stack, the job resolves the connector jars) are reported as one line by ops' wra
 from __future__ import annotations
 
 import argparse
+import functools
+import importlib.util
 import sys
 
-from ops.cli import reporting_start_errors
+from ops.cli import Handler, reporting_start_errors
+
+
+def _needs_spark(func: Handler) -> Handler:
+    """A one-line error instead of a traceback where the `spark` extra is not installed."""
+
+    @functools.wraps(func)
+    def run(args: argparse.Namespace) -> int | None:
+        if importlib.util.find_spec("pyspark") is None:
+            print(f"mqk: {args.command} needs Spark: pip install 'mqk[spark]'", file=sys.stderr)
+            return 2
+        return func(args)
+
+    return run
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -57,7 +72,7 @@ def add_parser(subparsers) -> None:
         help="the main job on the embedded local stack: the spec's example and a generated "
         "workload through the Spark reassembly job",
     )
-    p.set_defaults(func=reporting_start_errors(_demo))
+    p.set_defaults(func=reporting_start_errors(_needs_spark(_demo)))
 
     p = subparsers.add_parser(
         "reassemble",
@@ -69,7 +84,7 @@ def add_parser(subparsers) -> None:
         ),
     )
     add_arguments(p)
-    p.set_defaults(func=reporting_start_errors(_reassemble))
+    p.set_defaults(func=reporting_start_errors(_needs_spark(_reassemble)))
 
     p = subparsers.add_parser(
         "expire",
