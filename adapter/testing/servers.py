@@ -52,7 +52,8 @@ class MQKStack:
     After `start()` (or `with`): `kafka_bootstrap`, `redis_url`, `endpoints`, `env` (the
     two variables, for subprocesses) and `source` ("environment", "testcontainers" or
     "native"). `queue_manager()` hands out connected queue managers; `stop()` (or leaving
-    the `with`) disconnects them and stops only the servers this object started.
+    the `with`) disconnects them, deletes the topics and Redis keys of those it named
+    itself (nobody else knows those names), and stops only the servers it started.
     """
 
     def __init__(self, kafka_bootstrap: str | None = None, redis_url: str | None = None):
@@ -60,6 +61,7 @@ class MQKStack:
         self._exit: contextlib.ExitStack | None = None
         self._endpoints: config.Endpoints | None = None
         self._handed_out: list = []
+        self._named_here: list[str] = []
         self.source = ""
 
     # -- lifecycle -------------------------------------------------------------------
@@ -76,12 +78,17 @@ class MQKStack:
         return self
 
     def stop(self) -> None:
-        """Disconnect the queue managers handed out, then stop what `start` started."""
+        """Disconnect the queue managers handed out, delete those this object named, then
+        stop what `start` started."""
         exit_stack, self._exit = self._exit, None
         try:
             managers, self._handed_out = self._handed_out, []
             for qm in managers:
                 _disconnect(qm)
+            names, self._named_here = self._named_here, []
+            for name in names:
+                with contextlib.suppress(Exception):  # clean-up: never hide the test's outcome
+                    purge_queue_manager(self._endpoints, name)
         finally:
             self._endpoints = None
             if exit_stack is not None:
@@ -122,15 +129,17 @@ class MQKStack:
         }
 
     def queue_manager(self, name: str | None = None, **kwargs):
-        """MQCONN on these servers: a connected `adapter.pymqi.QueueManager` (a unique
-        name by default), disconnected by `stop()` unless the test did it already."""
+        """MQCONN on these servers: a connected `adapter.pymqi.QueueManager`, disconnected
+        by `stop()` unless the test did it already. Without a name it gets a unique one,
+        and `stop()` deletes that queue manager's topics and keys."""
         import adapter.pymqi as pymqi
 
+        eps = self.endpoints
+        if name is None:
+            name = unique_qmgr_name()
+            self._named_here.append(name)
         manager = pymqi.connect(
-            name or unique_qmgr_name(),
-            kafka_bootstrap=self.kafka_bootstrap,
-            redis_url=self.redis_url,
-            **kwargs,
+            name, kafka_bootstrap=eps.kafka_bootstrap, redis_url=eps.redis_url, **kwargs
         )
         self._handed_out.append(manager)
         return manager
