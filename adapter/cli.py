@@ -1,32 +1,25 @@
-"""`mqk`: the command line (stack control, queue administration, the jobs)."""
+"""`mqk`: queue administration, and the commands other packages contribute.
+
+The library's own verbs are MQSC's: `mqk define` (DEFINE QLOCAL), `mqk delete` (DELETE
+QLOCAL), `mqk status` (DISPLAY QSTATUS). Other packages add theirs through the entry-point
+group `mqk.commands`: each entry names a function called with the subparsers, which adds
+subcommands whose `func` takes the parsed arguments and returns the exit status. This
+repository declares `stack` and `bench` (ops) and `streaming` (demo, reassemble, expire)
+in pyproject.toml. A group whose module is not installed (the wheel has no benchmarks) is
+left out; the library itself never imports those packages.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.metadata
 import sys
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
 
-
-def _stack(args: argparse.Namespace) -> int:
-    from ops import stack
-
-    if args.action == "up":
-        stack.up()
-    elif args.action == "down":
-        stack.down(wipe=args.wipe)
-    elif args.action == "status":
-        running = True
-        for name, st in stack.status().items():
-            state = "running" if st["running"] else "stopped"
-            running &= st["running"]
-            print(f"{name:6} {state:8} pid={st['pid'] or '-'} {st['endpoint'] or ''}")
-        return 0 if running else 3
-    elif args.action == "env":
-        lines = stack.env_lines()
-        if not lines:
-            print("# the local stack is not running: mqk stack up", file=sys.stderr)
-            return 3
-        print("\n".join(lines))
-    return 0
+COMMAND_GROUP = "mqk.commands"
 
 
 def _admin(args: argparse.Namespace) -> int:
@@ -79,20 +72,47 @@ _ATTRS = {
 }
 
 
-def _demo(args: argparse.Namespace) -> int:
-    from adapter import demo
+def command_groups() -> dict[str, str]:
+    """Entry points of `mqk.commands` (name -> "module:function"), by name: the installed
+    ones, and, when this runs from a source checkout, the checkout's pyproject.toml (which
+    wins: an editable install's metadata is as old as its last `pip install`)."""
+    groups = {ep.name: ep.value for ep in importlib.metadata.entry_points(group=COMMAND_GROUP)}
+    groups.update(_checkout_groups())
+    return dict(sorted(groups.items()))
 
-    return demo.run()
+
+def _checkout_groups() -> dict[str, str]:
+    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    try:
+        project = tomllib.loads(pyproject.read_text()).get("project", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    if project.get("name") != "mqk":
+        return {}
+    return dict(project.get("entry-points", {}).get(COMMAND_GROUP, {}))
+
+
+def _load_group(name: str, value: str) -> Callable | None:
+    """The group's `add(subparsers)`, or None when its module is not installed. A group
+    that is installed but broken is reported on stderr and left out: the other commands
+    keep working."""
+    module_name, _, attr = value.partition(":")
+    try:
+        module = importlib.import_module(module_name.strip())
+        return getattr(module, attr.strip())
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if missing and (module_name == missing or module_name.startswith(missing + ".")):
+            return None  # not part of this installation
+        print(f"mqk: commands of {name!r} unavailable: {exc}", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - one broken group must not break `mqk`
+        print(f"mqk: commands of {name!r} unavailable: {exc}", file=sys.stderr)
+    return None
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mqk", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("stack", help="the native local stack: Kafka (KRaft) + Redis")
-    p.add_argument("action", choices=["up", "down", "status", "env"])
-    p.add_argument("--wipe", action="store_true", help="with down: delete broker and Redis data")
-    p.set_defaults(func=_stack)
+    parser = argparse.ArgumentParser(prog="mqk", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("define", help="DEFINE QLOCAL: create a queue (its priority topics)")
     p.add_argument("qmgr")
@@ -124,34 +144,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("queue")
     p.set_defaults(func=_admin)
 
-    p = sub.add_parser(
-        "demo",
-        help="the main job on the embedded local stack: the spec's example and a generated "
-        "workload through the Spark reassembly job",
-    )
-    p.set_defaults(func=_demo)
-
-    from ops.bench.cli import add_parser as add_bench_parser
-    from streaming.cli import add_parser as add_streaming_parsers
-
-    add_bench_parser(sub)
-    add_streaming_parsers(sub)  # mqk reassemble, mqk expire
+    for name, value in command_groups().items():
+        add = _load_group(name, value)
+        if add is not None:
+            add(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        return args.func(args) or 0
-    except Exception as exc:  # noqa: BLE001 - the CLI reports, never dumps a traceback
-        from ops.jars import JarResolutionError
-        from ops.kafka import KafkaStartError
-        from ops.redis import RedisStartError
-
-        if isinstance(exc, KafkaStartError | RedisStartError | JarResolutionError):
-            print(f"mqk: {exc}", file=sys.stderr)
-            return 2
-        raise
+    return args.func(args) or 0
 
 
 if __name__ == "__main__":

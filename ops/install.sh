@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent install of everything the project needs on a fresh Debian machine:
-# system packages (Java 17, Maven, redis-server), the project with its test and bench
-# extras, and the jars (Kafka broker, Spark's Kafka connector) into ~/.cache/mqk.
+# system packages (Java 17, Maven, redis-server), the project with its Spark, test and
+# bench extras, and the jars (Kafka broker, Spark's Kafka connector) into ~/.cache/mqk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -16,6 +16,8 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}"
 fi
 
-python3 -m pip install -q -e ".[test,bench]"
+python3 -m pip install -q -e ".[spark,test,bench]"
+# pyenv only makes shims (mqk, lint-imports) for new scripts on a rehash.
+if command -v pyenv >/dev/null; then pyenv rehash; fi
 python3 -c "from ops import jars; jars.kafka_jars_dir(); jars.spark_kafka_jars()"
 echo "mqk installed: $(command -v mqk)"

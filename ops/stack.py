@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -86,18 +87,22 @@ def up(log=print) -> StackState:
     return state
 
 
-def down(wipe: bool = False, log=print) -> None:
+def down(wipe: bool = False, log=print, only: Iterable[str] = ("kafka", "redis")) -> None:
+    """Stop the recorded servers (`only`: some of "kafka", "redis"); `wipe` deletes data."""
+    only = set(only)
     state = load()
     for name, pid, marker in (
         ("kafka", state.kafka_pid, kafka.MARKER),
         ("redis", state.redis_pid, redis.MARKER),
     ):
+        if name not in only:
+            continue
         if procs.alive(pid, marker):
             procs.stop(pid, marker)
             log(f"{name}: stopped (pid {pid})")
         else:
             log(f"{name}: not running")
-    state.kafka_pid = state.redis_pid = None
+        setattr(state, f"{name}_pid", None)
     _save(state)
     if wipe:
         for sub in ("kafka-data", "redis-data", "server.properties"):

@@ -1,13 +1,38 @@
-"""`mqk reassemble` and `mqk expire`: the streaming commands of the `mqk` CLI.
+"""`mqk demo`, `mqk reassemble` and `mqk expire`: the streaming commands of the `mqk` CLI.
 
-adapter/cli.py wires them in with `streaming.cli.add_parser(sub)`; each subcommand sets
-`func`, called with the parsed arguments, returning the exit status.
+Wired in through the entry-point group `mqk.commands` (entry point `streaming`, the
+function `add_parser(sub)`); each subcommand sets `func`, called with the parsed
+arguments, returning the exit status. The launcher's start errors (demo starts the local
+stack, the job resolves the connector jars) are reported as one line by ops' wrapper.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import importlib.util
 import sys
+
+from ops.cli import Handler, reporting_start_errors
+
+
+def _needs_spark(func: Handler) -> Handler:
+    """A one-line error instead of a traceback where the `spark` extra is not installed."""
+
+    @functools.wraps(func)
+    def run(args: argparse.Namespace) -> int | None:
+        if importlib.util.find_spec("pyspark") is None:
+            print(f"mqk: {args.command} needs Spark: pip install 'mqk[spark]'", file=sys.stderr)
+            return 2
+        return func(args)
+
+    return run
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from streaming import demo
+
+    return demo.run()
 
 
 def _reassemble(args: argparse.Namespace) -> int:
@@ -39,8 +64,15 @@ def _expire(args: argparse.Namespace) -> int:
 
 
 def add_parser(subparsers) -> None:
-    """Add `reassemble` and `expire` to the `mqk` subcommands."""
+    """Add `demo`, `reassemble` and `expire` to the `mqk` subcommands."""
     from streaming.job import add_arguments
+
+    p = subparsers.add_parser(
+        "demo",
+        help="the main job on the embedded local stack: the spec's example and a generated "
+        "workload through the Spark reassembly job",
+    )
+    p.set_defaults(func=reporting_start_errors(_needs_spark(_demo)))
 
     p = subparsers.add_parser(
         "reassemble",
@@ -52,7 +84,7 @@ def add_parser(subparsers) -> None:
         ),
     )
     add_arguments(p)
-    p.set_defaults(func=_reassemble)
+    p.set_defaults(func=reporting_start_errors(_needs_spark(_reassemble)))
 
     p = subparsers.add_parser(
         "expire",
@@ -62,11 +94,11 @@ def add_parser(subparsers) -> None:
     p.add_argument("queue", nargs="?", help="one queue (default: every queue of QMGR)")
     p.add_argument("--interval", type=float, default=30.0, help="seconds between scans")
     p.add_argument("--once", action="store_true", help="one pass (REFRESH QMGR TYPE(EXPIRY))")
-    p.set_defaults(func=_expire)
+    p.set_defaults(func=reporting_start_errors(_expire))
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry point until adapter/cli.py wires these in."""
+    """`python -m streaming.cli`: these commands alone, without the `mqk` CLI."""
     parser = argparse.ArgumentParser(prog="mqk")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)

@@ -1,10 +1,12 @@
-"""`mqk bench [--quick]`: wiring for adapter/cli.py (`add_parser(sub)`)."""
+"""`mqk bench [--quick]`: entry point `bench` of the `mqk` CLI's group `mqk.commands`."""
 
 from __future__ import annotations
 
 import argparse
 import shlex
 from pathlib import Path
+
+from ops.cli import reporting_start_errors
 
 
 def _names(text: str) -> list[str]:
@@ -31,7 +33,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--skip", type=_names, default=[], help="comma-separated sections to skip")
     p.add_argument("--profile", action="store_true", help="also profile MQPUT/MQGET")
     p.add_argument("--out", type=Path, help="where benchmarks.md and plots go (default: docs/)")
-    p.set_defaults(func=handle)
+    p.set_defaults(func=reporting_start_errors(handle))
     return p
 
 
