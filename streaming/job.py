@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapter import config
+from adapter.logs import kafka_logger
+from adapter.logs import setup_logging as _setup_logging
 from adapter.shim import naming
 
 log = logging.getLogger("mqk.reassemble")
@@ -196,7 +198,7 @@ class ReassemblyJob:
             for topic, parts in (end or {}).items():
                 for part, off in parts.items():
                     done[(topic, int(part))] = off
-        admin = AdminClient({"bootstrap.servers": self.cfg.bootstrap})
+        admin = AdminClient({"bootstrap.servers": self.cfg.bootstrap, "logger": kafka_logger()})
         specs = {
             TopicPartition(t, p): OffsetSpec.latest()
             for (t, p) in done
@@ -229,6 +231,8 @@ class ReassemblyJob:
         return self.wait_until(idle, timeout, poll=0.5)
 
     def stop(self) -> None:
+        from streaming.session import errors_only
+
         if self.query is not None:
             try:
                 # Right after a micro-batch if we can: stopping inside one cancels its
@@ -239,11 +243,8 @@ class ReassemblyJob:
                     self.sink.between_batches.wait(5.0)
                 # Interrupting the query makes Hadoop log a WARN with a Java stack trace
                 # (a checkpoint write cut short, replayed on restart): not for the user.
-                self.spark.sparkContext.setLogLevel("ERROR")
-                try:
+                with errors_only(self.spark):
                     self.query.stop()
-                finally:
-                    self.spark.sparkContext.setLogLevel("WARN")
             finally:
                 if self._listener is not None:
                     self.spark.streams.removeListener(self._listener)
@@ -289,6 +290,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--shuffle-partitions", type=int, help="stateful tasks (fixed once the checkpoint exists)"
     )
     p.add_argument("--master", help="Spark master (default local[2], or spark-submit's)")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also Spark's warnings, librdkafka's log and logger names",
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> JobConfig:
@@ -309,23 +316,21 @@ def config_from_args(args: argparse.Namespace) -> JobConfig:
     )
 
 
-def setup_logging() -> None:
-    logging.basicConfig(
-        level=os.environ.get("MQK_LOG_LEVEL", "INFO"),
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-        stream=sys.stderr,
-    )
-    logging.getLogger("py4j").setLevel(logging.WARNING)  # one line per callback otherwise
+def setup_logging(verbose: bool = False, level: str = "INFO") -> None:
+    """The job's terminal output: its own progress lines (MQK_LOG_LEVEL, default INFO),
+    warnings and errors; `verbose` adds librdkafka's log (see adapter.logs)."""
+    _setup_logging(verbose, level)
 
 
 def run_from_args(args: argparse.Namespace) -> int:
     """Handler of `mqk reassemble` and of the spark-submit entry point."""
     from streaming.session import build_session
 
-    setup_logging()
+    verbose = getattr(args, "verbose", False)
+    setup_logging(verbose)
     if "PYSPARK_GATEWAY_PORT" in os.environ:  # launched by spark-submit: keep its master
         os.environ.setdefault("SPARK_MASTER_SET_BY_SUBMIT", "1")
-    spark = build_session("mqk-reassemble", master=args.master)
+    spark = build_session("mqk-reassemble", master=args.master, verbose=verbose)
     job = ReassemblyJob(spark, config_from_args(args))
     job.start()
     try:

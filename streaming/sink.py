@@ -32,6 +32,7 @@ from typing import Any
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
 from mqk_avro import codec, outputs
 
+from adapter.logs import kafka_logger
 from adapter.shim import naming
 from adapter.shim.connection import Connection, encode_ack
 from streaming import reports, topics
@@ -132,6 +133,7 @@ class ExactlyOnceSink:
             {
                 "bootstrap.servers": self.bootstrap,
                 "transactional.id": transactional_id(self.query_key),
+                "logger": kafka_logger(),
                 **_PRODUCER_TUNING,
             }
         )
@@ -155,6 +157,7 @@ class ExactlyOnceSink:
                 "group.id": self.owner,  # never joined: assign()
                 "enable.auto.commit": False,
                 "isolation.level": "read_committed",
+                "logger": kafka_logger(),
             }
         )
         try:
