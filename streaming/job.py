@@ -22,11 +22,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adapter import config
 from adapter.logs import kafka_logger
 from adapter.logs import setup_logging as _setup_logging
 from adapter.shim import naming
+
+if TYPE_CHECKING:
+    from streaming.sink import BatchStats
 
 log = logging.getLogger("mqk.reassemble")
 
@@ -68,12 +72,24 @@ class JobConfig:
 
 
 class ReassemblyJob:
-    """One running query. Use as a context manager, or start() / stop()."""
+    """One running query. Use as a context manager, or start() / stop().
 
-    def __init__(self, spark, cfg: JobConfig, on_batch=None) -> None:
+    on_batch(stats): after each micro-batch (see sink.BatchStats).
+    after_commit(batch_id): right after a batch's Kafka transaction committed, before
+    Redis and Spark's checkpoint record it (see sink.ExactlyOnceSink).
+    """
+
+    def __init__(
+        self,
+        spark,
+        cfg: JobConfig,
+        on_batch: Callable[[BatchStats], None] | None = None,
+        after_commit: Callable[[int], None] | None = None,
+    ) -> None:
         self.spark = spark
         self.cfg = cfg.resolved()
         self.on_batch = on_batch
+        self.after_commit = after_commit
         self.query = None
         self.sink = None
         self._listener = None
@@ -120,6 +136,7 @@ class ReassemblyJob:
             redis_url=cfg.redis_url,
             query_key=cfg.query_key,
             on_batch=self.on_batch,
+            after_commit=self.after_commit,
         )
         self._listener = ProgressLogger(self.name, self.sink, f"{cfg.qmgr}/{cfg.queue}")
         self.spark.streams.addListener(self._listener)
@@ -322,8 +339,12 @@ def setup_logging(verbose: bool = False, level: str = "INFO") -> None:
     _setup_logging(verbose, level)
 
 
-def run_from_args(args: argparse.Namespace) -> int:
-    """Handler of `mqk reassemble` and of the spark-submit entry point."""
+def run_from_args(
+    args: argparse.Namespace, *, after_commit: Callable[[int], None] | None = None
+) -> int:
+    """Handler of `mqk reassemble` and of the spark-submit entry point.
+
+    `after_commit` is handed to the job (see ReassemblyJob); the CLI passes none."""
     from streaming.session import build_session
 
     verbose = getattr(args, "verbose", False)
@@ -331,7 +352,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     if "PYSPARK_GATEWAY_PORT" in os.environ:  # launched by spark-submit: keep its master
         os.environ.setdefault("SPARK_MASTER_SET_BY_SUBMIT", "1")
     spark = build_session("mqk-reassemble", master=args.master, verbose=verbose)
-    job = ReassemblyJob(spark, config_from_args(args))
+    job = ReassemblyJob(spark, config_from_args(args), after_commit=after_commit)
     job.start()
     try:
         if args.available_now or args.until_idle is not None:
