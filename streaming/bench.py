@@ -30,6 +30,7 @@ from pyspark.sql.streaming import StatefulProcessor
 
 import adapter.pymqi as pymqi
 from adapter import config
+from adapter.logs import kafka_logger
 from streaming import topics
 from streaming.job import JobConfig, ReassemblyJob
 from streaming.progress import percentile
@@ -60,6 +61,7 @@ class _Receiver(threading.Thread):
                 "isolation.level": "read_committed",
                 "fetch.wait.max.ms": 10,
                 "enable.auto.commit": False,
+                "logger": kafka_logger(),
             }
         )
         self.consumer.assign([TopicPartition(topic, 0, OFFSET_END)])

@@ -32,7 +32,7 @@ def _needs_spark(func: Handler) -> Handler:
 def _demo(args: argparse.Namespace) -> int:
     from streaming import demo
 
-    return demo.run()
+    return demo.run(verbose=args.verbose)
 
 
 def _reassemble(args: argparse.Namespace) -> int:
@@ -71,6 +71,9 @@ def add_parser(subparsers) -> None:
         "demo",
         help="the main job on the embedded local stack: the spec's example and a generated "
         "workload through the Spark reassembly job",
+    )
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="also Spark's warnings and librdkafka's log"
     )
     p.set_defaults(func=reporting_start_errors(_needs_spark(_demo)))
 

@@ -11,6 +11,10 @@
 3. Runs the reassembly job until it is caught up and idle, then prints the physical
    order, the logical order, the reassembled messages, the complete groups and the
    expiration reports (got from the reply queue with MQGET).
+
+It prints its own lines only: Spark logs errors only and librdkafka nothing, unless
+`verbose` (`-v`), which shows Spark's warnings, librdkafka's log and the job's
+per-batch progress lines.
 """
 
 from __future__ import annotations
@@ -44,7 +48,16 @@ def _expiring_group(reply_q: str) -> list[workloads.PhysicalPut]:
     ]
 
 
-def run(qmgr: str | None = None, out=print, *, units: int = 300, spark=None) -> int:
+def run(
+    qmgr: str | None = None,
+    out=print,
+    *,
+    units: int = 300,
+    spark=None,
+    verbose: bool = False,
+) -> int:
+    """The demo; 0 if every output is as expected. Logging is the caller's to set up
+    (`setup_logging(verbose)`, as `main` does); `verbose` sets Spark's log level."""
     from ops import stack
     from streaming.job import JobConfig, ReassemblyJob
     from streaming.session import build_session
@@ -74,7 +87,8 @@ def run(qmgr: str | None = None, out=print, *, units: int = 300, spark=None) -> 
             f"order, and group X ({len(expiring)} pieces, incomplete, 3 s lifetime)"
         )
 
-        spark = spark or build_session("mqk-demo")
+        out("\n== running the reassembly job on Spark until it has caught up and is idle ...")
+        spark = spark or build_session("mqk-demo", verbose=verbose)
         job = ReassemblyJob(spark, JobConfig(qmgr, queue, checkpoint=f"/tmp/mqk-demo-{qmgr}"))
         started = time.monotonic()
         job.start()
@@ -144,8 +158,19 @@ def run(qmgr: str | None = None, out=print, *, units: int = 300, spark=None) -> 
         qm.disconnect()
 
 
-if __name__ == "__main__":
-    from streaming.job import setup_logging
+def main(argv: list[str] | None = None) -> int:
+    """`python -m streaming.demo [QMGR] [-v]`."""
+    import argparse
 
-    setup_logging()
-    sys.exit(run(sys.argv[1] if len(sys.argv) > 1 else None))
+    from adapter.logs import setup_logging
+
+    parser = argparse.ArgumentParser(prog="streaming.demo", description=__doc__.split("\n")[0])
+    parser.add_argument("qmgr", nargs="?", help="queue manager (default: a new DEMOxxxxxx)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="Spark's and Kafka's logs")
+    args = parser.parse_args(argv)
+    setup_logging(args.verbose, level="INFO" if args.verbose else "WARNING")
+    return run(args.qmgr, verbose=args.verbose)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -22,9 +22,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adapter import config
+from adapter.logs import kafka_logger
+from adapter.logs import setup_logging as _setup_logging
 from adapter.shim import naming
+
+if TYPE_CHECKING:
+    from streaming.sink import BatchStats
 
 log = logging.getLogger("mqk.reassemble")
 
@@ -66,12 +72,24 @@ class JobConfig:
 
 
 class ReassemblyJob:
-    """One running query. Use as a context manager, or start() / stop()."""
+    """One running query. Use as a context manager, or start() / stop().
 
-    def __init__(self, spark, cfg: JobConfig, on_batch=None) -> None:
+    on_batch(stats): after each micro-batch (see sink.BatchStats).
+    after_commit(batch_id): right after a batch's Kafka transaction committed, before
+    Redis and Spark's checkpoint record it (see sink.ExactlyOnceSink).
+    """
+
+    def __init__(
+        self,
+        spark,
+        cfg: JobConfig,
+        on_batch: Callable[[BatchStats], None] | None = None,
+        after_commit: Callable[[int], None] | None = None,
+    ) -> None:
         self.spark = spark
         self.cfg = cfg.resolved()
         self.on_batch = on_batch
+        self.after_commit = after_commit
         self.query = None
         self.sink = None
         self._listener = None
@@ -118,6 +136,7 @@ class ReassemblyJob:
             redis_url=cfg.redis_url,
             query_key=cfg.query_key,
             on_batch=self.on_batch,
+            after_commit=self.after_commit,
         )
         self._listener = ProgressLogger(self.name, self.sink, f"{cfg.qmgr}/{cfg.queue}")
         self.spark.streams.addListener(self._listener)
@@ -196,7 +215,7 @@ class ReassemblyJob:
             for topic, parts in (end or {}).items():
                 for part, off in parts.items():
                     done[(topic, int(part))] = off
-        admin = AdminClient({"bootstrap.servers": self.cfg.bootstrap})
+        admin = AdminClient({"bootstrap.servers": self.cfg.bootstrap, "logger": kafka_logger()})
         specs = {
             TopicPartition(t, p): OffsetSpec.latest()
             for (t, p) in done
@@ -229,6 +248,8 @@ class ReassemblyJob:
         return self.wait_until(idle, timeout, poll=0.5)
 
     def stop(self) -> None:
+        from streaming.session import errors_only
+
         if self.query is not None:
             try:
                 # Right after a micro-batch if we can: stopping inside one cancels its
@@ -239,11 +260,8 @@ class ReassemblyJob:
                     self.sink.between_batches.wait(5.0)
                 # Interrupting the query makes Hadoop log a WARN with a Java stack trace
                 # (a checkpoint write cut short, replayed on restart): not for the user.
-                self.spark.sparkContext.setLogLevel("ERROR")
-                try:
+                with errors_only(self.spark):
                     self.query.stop()
-                finally:
-                    self.spark.sparkContext.setLogLevel("WARN")
             finally:
                 if self._listener is not None:
                     self.spark.streams.removeListener(self._listener)
@@ -289,6 +307,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--shuffle-partitions", type=int, help="stateful tasks (fixed once the checkpoint exists)"
     )
     p.add_argument("--master", help="Spark master (default local[2], or spark-submit's)")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also Spark's warnings, librdkafka's log and logger names",
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> JobConfig:
@@ -309,24 +333,26 @@ def config_from_args(args: argparse.Namespace) -> JobConfig:
     )
 
 
-def setup_logging() -> None:
-    logging.basicConfig(
-        level=os.environ.get("MQK_LOG_LEVEL", "INFO"),
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-        stream=sys.stderr,
-    )
-    logging.getLogger("py4j").setLevel(logging.WARNING)  # one line per callback otherwise
+def setup_logging(verbose: bool = False, level: str = "INFO") -> None:
+    """The job's terminal output: its own progress lines (MQK_LOG_LEVEL, default INFO),
+    warnings and errors; `verbose` adds librdkafka's log (see adapter.logs)."""
+    _setup_logging(verbose, level)
 
 
-def run_from_args(args: argparse.Namespace) -> int:
-    """Handler of `mqk reassemble` and of the spark-submit entry point."""
+def run_from_args(
+    args: argparse.Namespace, *, after_commit: Callable[[int], None] | None = None
+) -> int:
+    """Handler of `mqk reassemble` and of the spark-submit entry point.
+
+    `after_commit` is handed to the job (see ReassemblyJob); the CLI passes none."""
     from streaming.session import build_session
 
-    setup_logging()
+    verbose = getattr(args, "verbose", False)
+    setup_logging(verbose)
     if "PYSPARK_GATEWAY_PORT" in os.environ:  # launched by spark-submit: keep its master
         os.environ.setdefault("SPARK_MASTER_SET_BY_SUBMIT", "1")
-    spark = build_session("mqk-reassemble", master=args.master)
-    job = ReassemblyJob(spark, config_from_args(args))
+    spark = build_session("mqk-reassemble", master=args.master, verbose=verbose)
+    job = ReassemblyJob(spark, config_from_args(args), after_commit=after_commit)
     job.start()
     try:
         if args.available_now or args.until_idle is not None:

@@ -17,6 +17,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 from mqk_avro import codec, outputs
 
+from adapter.logs import kafka_logger
 from streaming import topics
 from streaming.assembly import OpenUnit, Piece, advance
 from streaming.processor import record_key
@@ -44,6 +45,7 @@ class PyReassembler:
                 "isolation.level": "read_committed",
                 "fetch.max.bytes": 64 * 1024 * 1024,
                 "max.partition.fetch.bytes": 16 * 1024 * 1024,
+                "logger": kafka_logger(),
             }
         )
         self.consumer.assign([TopicPartition(t, 0, OFFSET_BEGINNING) for t in self.prio_of])
@@ -53,11 +55,12 @@ class PyReassembler:
                 "linger.ms": 5,
                 "message.max.bytes": 100 * 1024 * 1024,
                 "queue.buffering.max.kbytes": 1024 * 1024,
+                "logger": kafka_logger(),
             }
         )
         self.out_topic = f"{topics.logical_topic(qmgr, queue)}.{output_suffix}"
         self.groups_topic = f"{topics.groups_topic(qmgr, queue)}.{output_suffix}"
-        admin = AdminClient({"bootstrap.servers": bootstrap})
+        admin = AdminClient({"bootstrap.servers": bootstrap, "logger": kafka_logger()})
         new = [NewTopic(self.out_topic, 1, -1), NewTopic(self.groups_topic, 1, -1)]
         for fut in admin.create_topics(new, operation_timeout=30).values():
             try:

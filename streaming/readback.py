@@ -10,6 +10,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from mqk_avro import codec, outputs
 
 from adapter.core.model import GROUP_FLAGS
+from adapter.logs import kafka_logger
 from streaming import topics
 
 
@@ -43,6 +44,7 @@ def read_topic(bootstrap: str, topic: str, decode, *, timeout: float = 30.0) -> 
             "enable.auto.commit": False,
             "isolation.level": "read_committed",
             "fetch.wait.max.ms": 50,
+            "logger": kafka_logger(),
         }
     )
     try:

@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import signal
 import threading
 import time
 from collections import Counter, defaultdict
@@ -32,14 +30,13 @@ from typing import Any
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
 from mqk_avro import codec, outputs
 
+from adapter.logs import kafka_logger
 from adapter.shim import acklog
 from adapter.shim.connection import Connection
 from adapter.shim.store import Candidate, lane
 from streaming import reports, topics
 
 log = logging.getLogger("mqk.reassemble")
-
-KILL_AFTER_COMMIT_ENV = "MQK_REASSEMBLE_KILL_AFTER_COMMIT"  # test hook: a batch id
 
 # Librdkafka's default retry backoff (100 ms) makes each short transaction slow.
 _PRODUCER_TUNING = {
@@ -77,7 +74,14 @@ class BatchStats:
 
 
 class ExactlyOnceSink:
-    """The foreachBatch function. Lives on the driver; one per running query."""
+    """The foreachBatch function. Lives on the driver; one per running query.
+
+    on_batch(stats) is called after each micro-batch, once everything is recorded.
+    after_commit(batch_id) is called right after a batch's Kafka transaction committed,
+    before Redis is updated and before Spark writes the batch to its checkpoint's commit
+    log: the worst moment to die, which a restart must survive (the crash test kills
+    the process there). An exception it raises fails the query like a failed write.
+    """
 
     def __init__(
         self,
@@ -88,6 +92,7 @@ class ExactlyOnceSink:
         redis_url: str | None,
         query_key: str,
         on_batch: Callable[[BatchStats], None] | None = None,
+        after_commit: Callable[[int], None] | None = None,
     ) -> None:
         self.qmgr = qmgr
         self.queue = queue
@@ -98,6 +103,7 @@ class ExactlyOnceSink:
         self._query_id = threading.Event()
         self.owner = "reassemble:" + hashlib.sha1(query_key.encode()).hexdigest()[:16]
         self.on_batch = on_batch
+        self.after_commit = after_commit
         self.logical_topic = topics.logical_topic(qmgr, queue)
         self.groups_topic = topics.groups_topic(qmgr, queue)
         self.commits_topic = topics.commits_topic(qmgr)
@@ -133,6 +139,7 @@ class ExactlyOnceSink:
             {
                 "bootstrap.servers": self.bootstrap,
                 "transactional.id": transactional_id(self.query_key),
+                "logger": kafka_logger(),
                 **_PRODUCER_TUNING,
             }
         )
@@ -156,6 +163,7 @@ class ExactlyOnceSink:
                 "group.id": self.owner,  # never joined: assign()
                 "enable.auto.commit": False,
                 "isolation.level": "read_committed",
+                "logger": kafka_logger(),
             }
         )
         try:
@@ -301,10 +309,8 @@ class ExactlyOnceSink:
             self._producer = None if err is None or err.fatal() else p
             raise
         stats.committed_at = time.time()
-        if os.environ.get(KILL_AFTER_COMMIT_ENV) == str(batch_id):
-            # Test hook: die in the worst place, after the Kafka commit and before Redis
-            # and Spark's own commit log, to prove the restart skips and re-applies.
-            os.kill(os.getpid(), signal.SIGKILL)
+        if self.after_commit is not None:
+            self.after_commit(batch_id)
         self.last_committed = batch_id
         if stats.messages or stats.groups or stats.reports:
             self.last_output_at = time.monotonic()

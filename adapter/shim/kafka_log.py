@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import time
 import uuid
 
@@ -17,14 +16,8 @@ from confluent_kafka import (
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
 
 from adapter import config
+from adapter.logs import kafka_logger
 from adapter.shim.log import TopicSpec
-
-# librdkafka's own log lines go to this logger. Its warnings and errors propagate to
-# the application's handlers; its informational lines only where the application lowers
-# this logger's level (the CLI's --verbose does).
-KAFKA_LOGGER = "mqk.kafka"
-if logging.getLogger(KAFKA_LOGGER).level == logging.NOTSET:
-    logging.getLogger(KAFKA_LOGGER).setLevel(logging.WARNING)
 
 # A topic just created: metadata names its leader a moment before the broker serves it.
 _TRANSIENT = {
@@ -50,7 +43,7 @@ class KafkaLog:
     def __init__(self, bootstrap: str, client_id: str | None = None) -> None:
         self.bootstrap = bootstrap
         self.client_id = client_id or uuid.uuid4().hex[:12]
-        self.conf = {"bootstrap.servers": bootstrap, "logger": logging.getLogger(KAFKA_LOGGER)}
+        self.conf = {"bootstrap.servers": bootstrap, "logger": kafka_logger()}
         self.admin = AdminClient(self.conf)
 
     # -- clients ---------------------------------------------------------------------

@@ -108,7 +108,7 @@ def mqk_spark(mqk_servers: config.Endpoints):
     try:
         import pyspark  # noqa: F401 - the optional dependency, checked before the job's code
 
-        from streaming.session import build_session
+        from streaming.session import build_session  # optional: Spark extra, tests only
     except ModuleNotFoundError as err:
         pytest.fail(
             f"mqk_spark needs the Spark extra ({err.name} is not installed): "

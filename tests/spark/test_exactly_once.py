@@ -19,7 +19,6 @@ from mqk_avro import outputs as avro_outputs
 import adapter.pymqi as pymqi
 from adapter import config
 from streaming import readback, topics, workloads
-from streaming.sink import KILL_AFTER_COMMIT_ENV
 from tests.spark.conftest import outputs, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.spark]
@@ -27,11 +26,18 @@ C = pymqi.CMQC
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _job(qmgr: str, queue: str, checkpoint: Path, log: Path, **env) -> subprocess.Popen:
+def _job(
+    qmgr: str, queue: str, checkpoint: Path, log: Path, kill_after_commit: int | None = None, **env
+) -> subprocess.Popen:
+    # The job as `mqk reassemble` runs it, or the same dying after committing one batch.
+    if kill_after_commit is None:
+        module = ["streaming.job"]
+    else:
+        module = ["tests.spark.crashing_job", "--kill-after-commit", str(kill_after_commit)]
     cmd = [
         sys.executable,
         "-m",
-        "streaming.job",
+        *module,
         qmgr,
         queue,
         "--checkpoint",
@@ -87,10 +93,9 @@ def test_sigkill_mid_stream_and_restart_give_each_output_exactly_once(
     query_key = f"{qmgr_name}/Q.EOS@{checkpoint.resolve()}"
     env = {config.KAFKA_BOOTSTRAP_ENV: kafka_bootstrap}
 
-    # 1. Dies by SIGKILL right after committing batch 2 to Kafka (test hook in the sink).
-    first = _job(
-        qmgr_name, "Q.EOS", checkpoint, tmp_path / "run1.log", **env, **{KILL_AFTER_COMMIT_ENV: "2"}
-    )
+    # 1. Dies by SIGKILL right after committing batch 2 to Kafka (the sink's after_commit
+    # hook, set by tests/spark/crashing_job.py).
+    first = _job(qmgr_name, "Q.EOS", checkpoint, tmp_path / "run1.log", kill_after_commit=2, **env)
     workloads.put_all(qm, "Q.EOS", puts[half:], ids)  # the stream goes on meanwhile
     assert _reap(first, 240) == -signal.SIGKILL
     assert _last_batch(kafka_bootstrap, qmgr_name, query_key) == 2
