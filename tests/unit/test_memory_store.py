@@ -4,6 +4,7 @@ same transitions against the Redis scripts)."""
 
 from __future__ import annotations
 
+import inspect
 import threading
 
 import pytest
@@ -12,8 +13,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapter.shim.clock import ManualClock
-from adapter.shim.memory_store import MemoryConnectionError, MemoryServer, MemoryStore
-from adapter.shim.store import Candidate, ClaimResult, ClaimStatus, NoEpochError
+from adapter.shim.memory_store import (
+    MemoryConnectionError,
+    MemoryQueueState,
+    MemoryServer,
+    MemoryStore,
+)
+from adapter.shim.store import (
+    Candidate,
+    ClaimResult,
+    ClaimStatus,
+    NoEpochError,
+    QueueState,
+    StateStore,
+)
 
 FREE, CONSUMED, LOCKED, MINE, STALE = (
     ClaimStatus.FREE,
@@ -544,3 +557,17 @@ def test_random_interleavings_keep_the_invariants(steps):
                 else:
                     expect.append(LOCKED if held[1] > now else STALE)
             assert st_.peek(ALL, owner) == expect
+
+
+# ---------------------------------------------------------------------------- protocol
+@pytest.mark.parametrize(
+    ("proto", "impl"), [(QueueState, MemoryQueueState), (StateStore, MemoryStore)]
+)
+def test_implements_the_protocol(proto, impl):
+    """Every protocol method, with the protocol's parameter names (callers pass them
+    by keyword): a guard against the protocol moving on without the fake."""
+    for name, fn in vars(proto).items():
+        if callable(fn) and not name.startswith("_"):
+            want = list(inspect.signature(fn).parameters)
+            have = list(inspect.signature(getattr(impl, name)).parameters)
+            assert have[: len(want)] == want, name
