@@ -10,7 +10,8 @@ engine must survive (each was checked against a real broker and librdkafka 2.16)
   open transaction and read_committed readers stop there. Commit and abort each write a
   marker on every partition the transaction wrote to; aborted records are never seen.
   (A real broker writes markers a moment after commit_transaction returns; here the
-  marker and the LSO move inside the call.)
+  marker and the LSO move inside the call, unless the cluster's `marker_lag` holds
+  them back for a few operations, to test code that waits for its commit to show.)
 - Fencing: init_transactions with a transactional id already held aborts the holder's
   open transaction and fences the holder: its later calls raise a fatal
   KafkaException(_FENCED), and its next poll()/flush() raises it once too. A transaction
@@ -187,8 +188,13 @@ class MemoryCluster:
     """One fake broker: topics, transactional ids, and the lock every client shares.
     Broker time (LogAppendTime, transaction timeouts) comes from `clock`."""
 
-    def __init__(self, clock: Clock | None = None) -> None:
+    def __init__(self, clock: Clock | None = None, marker_lag: int = 0) -> None:
         self.clock = clock or SYSTEM
+        # A real broker writes the markers a moment after commit_transaction returns:
+        # with marker_lag=n the next n operations on the cluster (produce, fetch,
+        # end_offsets, transactional calls) still see the transaction undecided.
+        self.marker_lag = marker_lag
+        self._deciding: list[list] = []  # [operations left, txn, commit]
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)  # records or markers appended
         self.topics: dict[str, _Topic] = {}
@@ -229,7 +235,15 @@ class MemoryCluster:
         return offset
 
     def _end(self, txn: _Txn, commit: bool) -> None:
-        """Decide a transaction: mark its records and write a marker where it wrote."""
+        """Decide a transaction: its markers now, or after marker_lag operations."""
+        self.open_txns.discard(txn)  # decided: no longer subject to the timeout
+        if self.marker_lag > 0:
+            self._deciding.append([self.marker_lag, txn, commit])
+        else:
+            self._write_markers(txn, commit)
+
+    def _write_markers(self, txn: _Txn, commit: bool) -> None:
+        """Mark the transaction's records and write a marker where it wrote."""
         state = _COMMITTED if commit else _ABORTED
         for e in txn.entries:
             e.state = state
@@ -238,13 +252,22 @@ class MemoryCluster:
             # A deleted topic's partition takes the marker harmlessly: nobody reads it.
             p.entries.append(_Entry(None, None, (TIMESTAMP_CREATE_TIME, now), True, _COMMITTED))
             p.open_first.pop(txn, None)
-        self.open_txns.discard(txn)
         txn.entries, txn.parts = [], []
         self.changed.notify_all()
 
-    def _expire(self) -> None:
-        """Abort transactions open past their timeout and fence their producers (the
+    def _step(self) -> None:
+        """Every operation on the cluster starts here: held-back markers land, and
+        transactions open past their timeout are aborted, their producers fenced (the
         broker bumps the epoch: the producer's next call fails fatally)."""
+        if self._deciding:
+            left = []
+            for d in self._deciding:
+                if d[0] <= 0:
+                    self._write_markers(d[1], d[2])
+                else:
+                    d[0] -= 1
+                    left.append(d)
+            self._deciding = left
         if not self.open_txns:
             return
         now = self.clock.now_ms()
@@ -316,7 +339,7 @@ class MemoryProducer:
         value, key = _bytes(value), _bytes(key)
         c = self._cluster
         with c.lock:
-            c._expire()
+            c._step()
             if self._fatal is not None:
                 raise KafkaException(self._fatal)
             txn = self._txn_for_produce()
@@ -416,7 +439,7 @@ class MemoryTransactionalProducer(MemoryProducer):
     # -- state -----------------------------------------------------------------------
     def _check(self, *allowed: str) -> None:
         """Callers hold the cluster lock."""
-        self._cluster._expire()
+        self._cluster._step()
         if self._fatal is not None:
             raise KafkaException(self._fatal)
         if self._state not in allowed:
@@ -562,7 +585,7 @@ class MemoryReader:
         out: list[MemoryMessage] = []
         c = self._cluster
         with c.lock:
-            c._expire()
+            c._step()
             if c.down or not self._order:
                 return out
             # Start at a different partition each call so none starves the others.
@@ -688,7 +711,7 @@ class MemoryLog:
         c = self.cluster
         with c.lock:
             c._check_up()
-            c._expire()
+            c._step()
             out = {}
             for topic, part in partitions:
                 p = c._partition(topic, part)

@@ -376,6 +376,34 @@ def test_transaction_timeout_aborts_and_fences(log, clock):
     tp2.init_transactions()
 
 
+def test_marker_lag_holds_a_decided_transaction_back(clock):
+    """As a real broker: commit_transaction returns before the markers are written, so
+    the LSO (and read_committed readers) catch up a moment later."""
+    log = MemoryLog(clock, MemoryCluster(clock, marker_lag=3))
+    log.create_topics({"t": TopicSpec(1)})
+    tp = log.transactional_producer("tx")
+    tp.init_transactions()
+    tp.begin_transaction()
+    tp.produce("t", b"x")
+    tp.commit_transaction()
+    tp.begin_transaction()  # the next unit of work may start meanwhile (operation 1)
+    assert log.end_offsets([("t", 0)]) == {("t", 0): 0}
+    assert log.end_offsets([("t", 0)]) == {("t", 0): 0}
+    assert log.end_offsets([("t", 0)]) == {("t", 0): 2}
+    assert read_all(log) == [(0, b"x")]
+    tp.produce("t", b"y")
+    tp.abort_transaction()
+    r = log.reader()
+    r.assign([TopicPartition("t", 0, 0)])
+    assert values(r.consume(10, 0)) == [(0, b"x")]
+    assert position(r) == 2  # the aborted record is undecided: the reader waits there
+    r.consume(10, 0)
+    r.consume(10, 0)
+    assert position(r) == 2
+    r.consume(10, 0)
+    assert position(r) == 4
+
+
 # ---------------------------------------------------------------------------- readers
 def _log_with_gaps(log: MemoryLog) -> None:
     """a0 @0, t1 @1 aborted, marker @2, a3 @3, t4 @4 committed, marker @5."""
