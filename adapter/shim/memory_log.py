@@ -376,11 +376,11 @@ class MemoryProducer:
     def _delivery_failed(self, err: KafkaError) -> None:
         """A failed delivery (the transactional producer's transaction cannot commit)."""
 
-    def _serve(self, limit: int | None = None) -> int:
+    def _serve(self) -> int:
         """Run pending delivery callbacks on this thread, outside the cluster's lock
         (a callback may produce again)."""
         n = 0
-        while limit is None or n < limit:
+        while True:
             with self._cluster.lock:
                 if not self._reports:
                     break
