@@ -6,6 +6,8 @@ order of checks, the same return shapes, the same scripts checking the epoch and
 same ones not checking it, down to the quirks (an all-or-nothing consuming claim
 counts a repeated candidate twice, as the script does). tests/integration/
 test_store_parity.py runs random sequences against both and compares the results.
+Locks are kept as (owner, lease end) pairs where Redis keeps `owner|lease_end` and its
+scripts split at the first '|': owners containing '|' work here and break there.
 
 A `MemoryServer` plays the Redis server: it holds the data and one lock, so several
 `MemoryStore`s on one server (connections of one process, or of several simulated
