@@ -32,7 +32,10 @@ from adapter.shim.redis_store import RedisStore  # noqa: E402
 from adapter.shim.store import BatchClaim, ClaimResult, NoEpochError  # noqa: E402
 
 URL = os.environ.get("MQK_REDIS_URL")
-pytestmark = pytest.mark.skipif(not URL, reason="MQK_REDIS_URL not set: no Redis to compare")
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(not URL, reason="MQK_REDIS_URL not set: no Redis to compare"),
+]
 
 # Few candidates and owners, so that operations collide often.
 LANES = [(0, 0), (4, 1)]
