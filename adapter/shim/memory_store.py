@@ -1,0 +1,544 @@
+"""The in-memory state backend: store.StateStore without a server, for the fast tests.
+
+Every transition is a transcription of the Lua script of the same name in
+redis_store.py (the scripts are the specification): the same status codes, the same
+order of checks, the same return shapes, the same scripts checking the epoch and the
+same ones not checking it, down to the quirks (an all-or-nothing consuming claim
+counts a repeated candidate twice, as the script does). tests/integration/
+test_store_parity.py runs random sequences against both and compares the results.
+Locks are kept as (owner, lease end) pairs where Redis keeps `owner|lease_end` and its
+scripts split at the first '|': owners containing '|' work here and break there.
+
+A `MemoryServer` plays the Redis server: it holds the data and one lock, so several
+`MemoryStore`s on one server (connections of one process, or of several simulated
+processes) see each other's claims, and each transition is atomic across threads as a
+script is. The server can lose everything (`flushall`, Redis restarted without
+persistence) and can be made unreachable (`down`, `fail_next`) to test broken
+connections.
+"""
+
+from __future__ import annotations
+
+import builtins
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from adapter.shim.store import BatchClaim, Candidate, ClaimResult, ClaimStatus, NoEpochError, lane
+
+Cand = tuple[int, int, int]
+
+_OPEN_KINDS = ("input", "output", "browse")
+
+
+class MemoryConnectionError(redis.exceptions.ConnectionError, builtins.ConnectionError):
+    """What a call on an unreachable fake server raises: both redis-py's ConnectionError
+    (what RedisStore's callers see from a real server) and the builtin one (what the
+    protocol names), so either `except` in the engine catches it."""
+
+
+@dataclass
+class _QueueData:
+    """The keys of one queue (redis_store's key table, one field per key)."""
+
+    low: dict[str, int] = field(default_factory=dict)
+    done: dict[str, set[int]] = field(default_factory=dict)
+    lock: dict[Cand, tuple[str, int]] = field(default_factory=dict)  # -> (owner, until)
+    bo: dict[Cand, int] = field(default_factory=dict)
+    depth: int = 0
+    opens: dict[str, tuple[str, int]] = field(default_factory=dict)  # -> (kinds, until)
+    epoch: str | None = None
+    ackpos: int = 0
+    mutex: dict[str, tuple[str, int]] = field(default_factory=dict)  # -> (owner, until)
+
+
+class MemoryServer:
+    """One fake Redis: the data of every queue manager and the lock that makes each
+    transition atomic. Share one between stores that should see one state."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.queues: dict[tuple[str, str], _QueueData] = {}
+        self.catalogs: dict[str, dict[str, bytes]] = {}
+        # Unreachable: every call of every store on this server raises.
+        self.down = False
+
+    def flushall(self) -> None:
+        """Lose everything, as a Redis restarted without persistence does: every queue
+        is then without its epoch, so claims raise NoEpochError until a rebuild."""
+        with self.lock:
+            self.queues.clear()
+            self.catalogs.clear()
+
+    def data(self, qmgr: str, queue: str) -> _QueueData:
+        """The queue's keys (created empty on first use, as Redis keys appear on write)."""
+        key = (qmgr, queue)
+        d = self.queues.get(key)
+        if d is None:
+            d = self.queues[key] = _QueueData()
+        return d
+
+
+def _parse(c: Any) -> Cand:
+    # Candidates come as item keys (plain tuples) or Candidates; normalise to ints so
+    # equal candidates are equal dict keys, as their encoded spelling is in Redis.
+    return (int(c[0]), int(c[1]), int(c[2]))
+
+
+class MemoryQueueState:
+    """store.QueueState of one queue on a MemoryServer. Each method takes the server's
+    lock once: one script, one transition."""
+
+    def __init__(self, store: MemoryStore, queue: str) -> None:
+        self._store = store
+        self._server = store.server
+        self.qmgr = store.qmgr
+        self.name = queue
+        self._now_ms = store.now_ms
+
+    # -- helpers ---------------------------------------------------------------------
+    def _d(self) -> _QueueData:
+        """The queue's data; the caller holds the server lock (and has passed _check)."""
+        return self._server.data(self.qmgr, self.name)
+
+    def _require_epoch(self, d: _QueueData) -> None:
+        if d.epoch is None:
+            raise NoEpochError(f"{self.qmgr}/{self.name}")
+
+    @staticmethod
+    def _status(d: _QueueData, c: Cand, owner: str, now: int) -> int:
+        """_STATUS: 1 consumed, 3 mine, 2 locked by another whose lease runs, 4 locked
+        by an owner whose lease ran out, 0 free (checked in this order)."""
+        ln = lane(c[0], c[1])
+        if c[2] < d.low.get(ln, 0) or c[2] in d.done.get(ln, ()):
+            return ClaimStatus.CONSUMED
+        held = d.lock.get(c)
+        if held is not None:
+            if held[0] == owner:
+                return ClaimStatus.MINE
+            if held[1] > now:
+                return ClaimStatus.LOCKED
+            return ClaimStatus.STALE
+        return ClaimStatus.FREE
+
+    @staticmethod
+    def _consume(d: _QueueData, c: Cand) -> None:
+        """Mark consumed and drop any lock (the 'consume' branch of take, without the
+        depth change, which callers do per take or per batch as their scripts do)."""
+        d.done.setdefault(lane(c[0], c[1]), set()).add(c[2])
+        d.lock.pop(c, None)
+
+    # -- claims ----------------------------------------------------------------------
+    def claim(
+        self,
+        cands: list[tuple[int, int, int]],
+        owner: str,
+        *,
+        consume: bool,
+        lease_ms: int = 60_000,
+        all_or_nothing: bool = False,
+    ) -> ClaimResult:
+        cs = [_parse(c) for c in cands]
+        with self._store._call():
+            d = self._d()
+            self._require_epoch(d)
+            now = self._now_ms()
+
+            def take(c: Cand) -> None:
+                if consume:
+                    self._consume(d, c)
+                    d.depth -= 1
+                else:
+                    d.lock[c] = (owner, now + lease_ms)
+
+            if all_or_nothing:
+                if not cs:
+                    # The script reads the BackoutCount of a first candidate that is
+                    # not there and fails; no caller means to claim nothing.
+                    raise ValueError("an all-or-nothing claim needs candidates")
+                for i, c in enumerate(cs):
+                    s = self._status(d, c, owner, now)
+                    if s == ClaimStatus.CONSUMED:
+                        return ClaimResult(None, 0, [i], [])
+                    if s in (ClaimStatus.LOCKED, ClaimStatus.STALE):
+                        return ClaimResult(None, 0, [], [i])
+                # Statuses are all read before any take, as in the script: a repeated
+                # candidate is taken (and, consuming, counted off the depth) twice.
+                for c in cs:
+                    take(c)
+                return ClaimResult(0, d.bo.get(cs[0], 0), [], [])
+
+            gone: list[int] = []
+            locked: list[int] = []
+            for i, c in enumerate(cs):
+                s = self._status(d, c, owner, now)
+                if s in (ClaimStatus.FREE, ClaimStatus.MINE):
+                    take(c)
+                    return ClaimResult(i, d.bo.get(c, 0), gone, locked)
+                if s == ClaimStatus.CONSUMED:
+                    gone.append(i)
+                elif s == ClaimStatus.STALE:
+                    locked.append(i)
+                # A live lock of another owner is passed over silently.
+            return ClaimResult(None, 0, gone, locked)
+
+    def consume_many(self, cands: list[tuple[int, int, int]], owner: str) -> BatchClaim:
+        cs = [_parse(c) for c in cands]
+        with self._store._call():
+            d = self._d()
+            self._require_epoch(d)
+            now = self._now_ms()
+            taken: list[int] = []
+            backouts: list[int] = []
+            gone: list[int] = []
+            for i, c in enumerate(cs):
+                s = self._status(d, c, owner, now)
+                if s in (ClaimStatus.FREE, ClaimStatus.MINE):
+                    self._consume(d, c)
+                    taken.append(i)
+                    backouts.append(d.bo.get(c, 0))
+                elif s == ClaimStatus.CONSUMED:
+                    gone.append(i)
+            d.depth -= len(taken)
+            return BatchClaim(taken, backouts, gone)
+
+    def lock_many(
+        self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int
+    ) -> BatchClaim:
+        cs = [_parse(c) for c in cands]
+        with self._store._call():
+            d = self._d()
+            self._require_epoch(d)
+            now = self._now_ms()
+            taken: list[int] = []
+            backouts: list[int] = []
+            gone: list[int] = []
+            for i, c in enumerate(cs):
+                s = self._status(d, c, owner, now)
+                if s in (ClaimStatus.FREE, ClaimStatus.MINE):
+                    d.lock[c] = (owner, now + lease_ms)
+                    taken.append(i)
+                    backouts.append(d.bo.get(c, 0))
+                elif s == ClaimStatus.CONSUMED:
+                    gone.append(i)
+            return BatchClaim(taken, backouts, gone)
+
+    def peek(self, cands: list[tuple[int, int, int]], owner: str) -> list[ClaimStatus]:
+        cs = [_parse(c) for c in cands]
+        with self._store._call():
+            d = self._d()
+            self._require_epoch(d)
+            now = self._now_ms()
+            return [ClaimStatus(self._status(d, c, owner, now)) for c in cs]
+
+    # -- locks -----------------------------------------------------------------------
+    def release(
+        self, cands: list[tuple[int, int, int]], owner: str, *, backout: bool = False
+    ) -> int:
+        if not cands:
+            return 0
+        cs = [_parse(c) for c in cands]
+        with self._store._call():
+            d = self._d()  # no epoch check: a backout after a flush must not fail
+            n = 0
+            for c in cs:
+                held = d.lock.get(c)
+                if held is not None and held[0] == owner:
+                    del d.lock[c]
+                    if backout:
+                        d.bo[c] = d.bo.get(c, 0) + 1
+                    n += 1
+            return n
+
+    def verify(self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int) -> int:
+        if not cands:
+            return 0
+        cs = [_parse(c) for c in cands]
+        with self._store._call():
+            d = self._d()
+            # Checked: a commit must not trust locks of a state that was lost.
+            self._require_epoch(d)
+            now = self._now_ms()
+            lost = 0
+            for c in cs:
+                held = d.lock.get(c)
+                if held is not None and held[0] == owner:
+                    d.lock[c] = (owner, now + lease_ms)
+                else:
+                    lost += 1
+            return lost
+
+    def apply_consumed(self, cands: list[tuple[int, int, int]]) -> int:
+        if not cands:
+            return 0
+        cs = [_parse(c) for c in cands]
+        with self._store._call():
+            d = self._d()  # no epoch check: recovery replays the ack log through this
+            n = 0
+            for c in cs:
+                d.lock.pop(c, None)
+                ln = lane(c[0], c[1])
+                if c[2] >= d.low.get(ln, 0):
+                    done = d.done.setdefault(ln, set())
+                    if c[2] not in done:
+                        done.add(c[2])
+                        n += 1
+            d.depth -= n
+            return n
+
+    def reclaim(self, cands: list[tuple[int, int, int]]) -> int:
+        if not cands:
+            return 0
+        cs = [_parse(c) for c in cands]
+        with self._store._call():
+            d = self._d()
+            now = self._now_ms()
+            n = 0
+            for c in cs:
+                held = d.lock.get(c)
+                if held is not None and held[1] <= now:
+                    del d.lock[c]
+                    d.bo[c] = d.bo.get(c, 0) + 1
+                    n += 1
+            return n
+
+    def stale_locks(self) -> list[Candidate]:
+        with self._store._call():
+            d = self._d()
+            now = self._now_ms()
+            return [Candidate(*c) for c, (_, until) in d.lock.items() if until <= now]
+
+    # -- watermarks and counters -----------------------------------------------------
+    def advance(self, lane_name: str, low: int) -> None:
+        with self._store._call():
+            d = self._d()
+            cur = d.low.get(lane_name, 0)
+            new = int(low)
+            # Any lock in the lane holds the watermark below it, live or expired: a
+            # backout (or a reclaim) must find the message above the watermark.
+            for c in d.lock:
+                if lane(c[0], c[1]) == lane_name and c[2] < new:
+                    new = c[2]
+            if new > cur:
+                d.low[lane_name] = new
+                done = d.done.get(lane_name)
+                if done:
+                    done.difference_update([o for o in done if o < new])
+
+    def lows(self) -> dict[str, int]:
+        with self._store._call():
+            return dict(self._d().low)
+
+    def add_depth(self, delta: int) -> None:
+        with self._store._call():
+            self._d().depth += int(delta)
+
+    def depth(self) -> int:
+        with self._store._call():
+            return self._d().depth
+
+    def has_epoch(self) -> bool:
+        with self._store._call():
+            return self._d().epoch is not None
+
+    def ack_position(self) -> int:
+        with self._store._call():
+            return self._d().ackpos
+
+    def set_ack_position(self, pos: int) -> None:
+        with self._store._call():
+            self._d().ackpos = int(pos)
+
+    # -- open handles ----------------------------------------------------------------
+    def register_open(self, handle: str, kinds: str, lease_ms: int = 120_000) -> None:
+        with self._store._call():
+            self._d().opens[handle] = (kinds, self._now_ms() + lease_ms)
+
+    def unregister_open(self, handle: str) -> None:
+        with self._store._call():
+            self._d().opens.pop(handle, None)
+
+    def open_counts(self) -> dict[str, int]:
+        with self._store._call():
+            now = self._now_ms()
+            counts = dict.fromkeys(_OPEN_KINDS, 0)
+            for kinds, until in self._d().opens.values():
+                if until > now:
+                    for k in kinds.split(","):
+                        if k in counts:
+                            counts[k] += 1
+            return counts
+
+    # -- mutexes ---------------------------------------------------------------------
+    def try_mutex(self, purpose: str, owner: str, ttl_s: float) -> bool:
+        ttl_ms = int(ttl_s * 1000)
+        if ttl_ms <= 0:
+            # SET ... PX 0 is an error in Redis; keep the same contract.
+            raise ValueError(f"mutex ttl must be at least 1 ms, got {ttl_s} s")
+        with self._store._call():
+            d = self._d()
+            now = self._now_ms()
+            held = d.mutex.get(purpose)
+            # Expiry by the injected clock (Redis uses its own): tests move time at will.
+            if held is not None and held[1] > now:
+                return False
+            d.mutex[purpose] = (owner, now + ttl_ms)
+            return True
+
+    def drop_mutex(self, purpose: str) -> None:
+        with self._store._call():
+            self._d().mutex.pop(purpose, None)
+
+    def mutex_owner(self, purpose: str) -> str | None:
+        """Who holds the mutex now (None: nobody). Tests only; Redis keeps it a string."""
+        with self._store._call():
+            held = self._d().mutex.get(purpose)
+            return held[0] if held is not None and held[1] > self._now_ms() else None
+
+    # -- lifecycle -------------------------------------------------------------------
+    def wipe(self) -> None:
+        with self._store._call():
+            d = self._d()
+            # Open handles stay (live processes still hold them); so do the mutexes (the
+            # rebuild that wipes holds one).
+            d.low.clear()
+            d.done.clear()
+            d.lock.clear()
+            d.bo.clear()
+            d.depth = 0
+            d.ackpos = 0
+            d.epoch = None
+
+    def mark_complete(self) -> bool:
+        with self._store._call():
+            d = self._d()
+            if d.epoch is not None:
+                return False
+            d.epoch = str(self._now_ms())
+            return True
+
+    def drop(self) -> None:
+        with self._store._call():
+            self._server.queues.pop((self.qmgr, self.name), None)
+
+    # -- inspection (tests) ------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        """Every key's content in plain values, spelled as redis_store's keys, so a test
+        can compare it with a dump of the Redis keys (mutexes left out: Redis expires
+        them by its own clock)."""
+        with self._store._call():
+            d = self._d()
+            return {
+                "low": dict(d.low),
+                "done": {ln: sorted(offs) for ln, offs in d.done.items() if offs},
+                "lock": {_enc(c): f"{o}|{u}" for c, (o, u) in d.lock.items()},
+                "bo": {_enc(c): n for c, n in d.bo.items()},
+                "depth": d.depth,
+                "opens": {h: f"{k}|{u}" for h, (k, u) in d.opens.items()},
+                "epoch": d.epoch is not None,
+                "ackpos": d.ackpos,
+            }
+
+
+def _enc(c: Cand) -> str:
+    return f"{c[0]}.{c[1]}:{c[2]}"
+
+
+class MemoryStore:
+    """store.StateStore on a MemoryServer (a private one unless `server` is given)."""
+
+    def __init__(
+        self,
+        qmgr: str,
+        now_ms: Callable[[], int] | None = None,
+        server: MemoryServer | None = None,
+    ) -> None:
+        self.qmgr = qmgr
+        self.now_ms = now_ms or (lambda: int(time.time() * 1000))
+        self.server = server or MemoryServer()
+        self._queues: dict[str, MemoryQueueState] = {}
+        self._fail = 0  # calls left that fail (fail_next)
+        self.down = False  # this connection is broken: every call fails
+        self.closed = False
+
+    # -- fault injection -------------------------------------------------------------
+    def fail_next(self, n: int = 1) -> None:
+        """The next `n` calls on this store raise MemoryConnectionError (a dropped
+        connection that the next call re-establishes)."""
+        with self.server.lock:
+            self._fail = n
+
+    def _broken(self) -> bool:
+        return self.down or self.server.down
+
+    def _call(self) -> _Call:
+        return _Call(self)
+
+    # -- StateStore --------------------------------------------------------------------
+    def queue(self, name: str) -> MemoryQueueState:
+        st = self._queues.get(name)
+        if st is None:
+            st = self._queues[name] = MemoryQueueState(self, name)
+        return st
+
+    def catalog_get(self, name: str) -> bytes | None:
+        with self._call_retried():
+            return self.server.catalogs.get(self.qmgr, {}).get(name)
+
+    def catalog_put(self, name: str, definition: bytes) -> None:
+        with self._call():
+            # redis-py stores a str as its UTF-8 bytes; reads give bytes either way.
+            raw = definition.encode() if isinstance(definition, str) else bytes(definition)
+            self.server.catalogs.setdefault(self.qmgr, {})[name] = raw
+
+    def catalog_delete(self, name: str) -> None:
+        with self._call():
+            self.server.catalogs.get(self.qmgr, {}).pop(name, None)
+
+    def ping(self) -> None:
+        with self._call_retried():
+            pass
+
+    def close(self) -> None:
+        # Like redis-py's close(): the next call simply reconnects.
+        self.closed = True
+
+    def _call_retried(self) -> _Call:
+        # RedisStore retries ping and catalog reads on connection errors for
+        # BROKEN_AFTER_S: a dropped connection (fail_next) is retried away at once
+        # here, a server that is down fails at once (waiting it out proves nothing).
+        return _Call(self, retried=True)
+
+
+class _Call:
+    """One call on the fake server: the server's lock held, the fault switches checked."""
+
+    __slots__ = ("_store", "_retried")
+
+    def __init__(self, store: MemoryStore, retried: bool = False) -> None:
+        self._store = store
+        self._retried = retried
+
+    def __enter__(self) -> None:
+        st = self._store
+        st.server.lock.acquire()
+        try:
+            if st._broken():
+                raise MemoryConnectionError(f"fake Redis of {st.qmgr} unreachable")
+            if st._fail > 0:
+                if self._retried:
+                    st._fail = 0
+                else:
+                    st._fail -= 1
+                    raise MemoryConnectionError(f"fake Redis connection of {st.qmgr} dropped")
+        except BaseException:
+            st.server.lock.release()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self._store.server.lock.release()
+
