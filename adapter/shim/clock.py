@@ -35,13 +35,15 @@ class ManualClock:
 
     def __init__(self, start_ms: int = 1_700_000_000_000) -> None:
         self._ms = float(start_ms)
+        self._start = float(start_ms)
         self._lock = threading.Lock()
 
     def now_ms(self) -> int:
         return int(self._ms)
 
     def monotonic(self) -> float:
-        return self._ms / 1000.0
+        # From the clock's start: small numbers keep sub-millisecond steps exact.
+        return (self._ms - self._start) / 1000.0
 
     def advance(self, seconds: float) -> None:
         with self._lock:

@@ -51,7 +51,7 @@ from confluent_kafka import (
 )
 
 from adapter import config
-from adapter.shim.clock import SYSTEM, Clock
+from adapter.shim.clock import SYSTEM, Clock, ManualClock
 from adapter.shim.log import DeliveryCallback, TopicSpec
 
 # Entry states: visible once below the LSO; open (in a transaction); aborted.
@@ -211,8 +211,13 @@ class MemoryCluster:
         return t.partitions[partition]
 
     def _append(
-        self, topic: _Topic, part: int, key: bytes | None, value: bytes | None,
-        create_ms: int, txn: _Txn | None,
+        self,
+        topic: _Topic,
+        part: int,
+        key: bytes | None,
+        value: bytes | None,
+        create_ms: int,
+        txn: _Txn | None,
     ) -> int:
         p = topic.partitions[part]
         ts = (
@@ -603,15 +608,28 @@ class MemoryReader:
         with self._cluster.lock:
             return self._cluster.changed.wait(timeout)
 
+    def _real(self, timeout: float) -> float:
+        """How long to wait in real time: on a manual clock only a moment (another thread
+        may be producing), the rest of the timeout passes on the clock (_waited)."""
+        return min(timeout, 0.001) if isinstance(self._cluster.clock, ManualClock) else timeout
+
+    def _waited(self, timeout: float) -> None:
+        """A wait that timed out moves a manual clock by as much, so a getter waiting
+        with MQGMO_WAIT on an injected clock reaches its deadline without sleeping."""
+        if timeout > 0 and isinstance(self._cluster.clock, ManualClock):
+            self._cluster.clock.advance(timeout)
+
     def poll(self, timeout: float = -1) -> MemoryMessage | None:
         self._open()
-        deadline = None if timeout is None or timeout < 0 else time.monotonic() + timeout
+        forever = timeout is None or timeout < 0
+        deadline = None if forever else time.monotonic() + self._real(timeout)
         while True:
             got = self._take(1)
             if got:
                 return got[0]
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
+                self._waited(timeout)
                 return None
             self._wait(left)
 
@@ -620,13 +638,15 @@ class MemoryReader:
         timeout; returning early saves the fast tests that wait, and no caller may rely
         on a short batch meaning the timeout passed)."""
         self._open()
-        deadline = None if timeout is None or timeout < 0 else time.monotonic() + timeout
+        forever = timeout is None or timeout < 0
+        deadline = None if forever else time.monotonic() + self._real(timeout)
         while True:
             got = self._take(num_messages)
             if got:
                 return got
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
+                self._waited(timeout)
                 return []
             self._wait(left)
 
@@ -636,9 +656,7 @@ class MemoryReader:
             out = []
             for tp in partitions:
                 a = self._assigned.get((tp.topic, tp.partition))
-                out.append(
-                    TopicPartition(tp.topic, tp.partition, a.app if a else OFFSET_INVALID)
-                )
+                out.append(TopicPartition(tp.topic, tp.partition, a.app if a else OFFSET_INVALID))
             return out
 
     def close(self) -> None:

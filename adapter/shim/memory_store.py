@@ -54,6 +54,7 @@ class _QueueData:
     epoch: str | None = None
     ackpos: int = 0
     mutex: dict[str, tuple[str, int]] = field(default_factory=dict)  # -> (owner, until)
+    once: dict[str, int] = field(default_factory=dict)  # token -> last seq applied
 
 
 class MemoryServer:
@@ -206,9 +207,7 @@ class MemoryQueueState:
             d.depth -= len(taken)
             return BatchClaim(taken, backouts, gone)
 
-    def lock_many(
-        self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int
-    ) -> BatchClaim:
+    def lock_many(self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int) -> BatchClaim:
         cs = [_parse(c) for c in cands]
         with self._store._call():
             d = self._d()
@@ -499,6 +498,17 @@ class MemoryStore:
         with self._call():
             self.server.catalogs.get(self.qmgr, {}).pop(name, None)
 
+    def add_depths_once(self, token: str, seq: int, deltas: dict[str, int]) -> bool:
+        applied = False
+        with self._call():
+            for queue, delta in deltas.items():
+                d = self.server.data(self.qmgr, queue)
+                if d.once.get(token, -1) < seq:
+                    d.depth += int(delta)
+                    d.once[token] = seq
+                    applied = True
+        return applied
+
     def ping(self) -> None:
         with self._call_retried():
             pass
@@ -541,4 +551,3 @@ class _Call:
 
     def __exit__(self, *exc: object) -> None:
         self._store.server.lock.release()
-

@@ -158,6 +158,8 @@ def _op(name: str, *parts: st.SearchStrategy, **kw: st.SearchStrategy) -> st.Sea
 
 
 ticks = st.tuples(st.just("tick"), st.just(0), st.sampled_from([0.001, 0.499, 0.5, 1.0, 3.0]))
+
+
 def weighted(*choices: tuple[st.SearchStrategy, int]) -> st.SearchStrategy:
     """One of the strategies, each as often as its weight (st.one_of would draw a rare
     operation such as `drop` as often as a claim, and kill most sequences with it)."""
