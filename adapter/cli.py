@@ -19,13 +19,13 @@ import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
+import adapter.pymqi as pymqi
+
 COMMAND_GROUP = "mqk.commands"
 
 
 def _admin(args: argparse.Namespace) -> int:
     """DEFINE QLOCAL / DELETE QLOCAL / DISPLAY QSTATUS, in MQSC's words."""
-    import adapter.pymqi as pymqi
-
     try:
         qm = pymqi.connect(args.qmgr)
         try:
