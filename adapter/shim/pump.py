@@ -143,8 +143,12 @@ class Pump:
             cb = _AsyncPut(self, queue, len(records))
         with self._lock:
             self._in_flight += len(records)
+        producer = self.producer
         for topic, key, value in records:
-            produce(self.producer, topic, key, value, cb)
+            try:  # the hot path: no helper call per record
+                producer.produce(topic, value, key, on_delivery=cb)
+            except BufferError:
+                produce(producer, topic, key, value, cb)
 
     def send_sync(self, queue: str, records: list[tuple[str, bytes, bytes]]) -> None:
         """An MQPUT with synchronous response: returns once the broker acknowledged

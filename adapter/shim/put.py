@@ -37,16 +37,18 @@ class Putter:
         # Topic names escape MQ names character by character: once per handle, not per put.
         self._topics = [naming.data_topic(svc.qmgr, qdef.name, p) for p in naming.PRIORITIES]
         self._depth_cache = (0, -1e9)
+        self._monotonic = svc.clock.monotonic
+        self._pending = svc.pump.pending_depth
 
     def _depth_estimate(self, n: int) -> int:
         value, at = self._depth_cache
-        now = self.svc.clock.monotonic()
+        now = self._monotonic()
         if now - at > 0.1:
             value = self.state.depth()
             self._depth_cache = (value, now)
         # Counted but not yet in the state, plus puts still in flight, so a burst of
         # async puts cannot overshoot MAXDEPTH.
-        estimate = value + self.svc.pump.pending_depth(self.name)
+        estimate = value + self._pending(self.name)
         if estimate + n > self.qdef.max_depth - config.DEPTH_MARGIN:
             self.svc.pump.barrier()  # near the limit: count exactly
             estimate = self.state.depth()
@@ -165,17 +167,18 @@ class Putter:
             # pymqi raises before it unpacks the MD: a warned put leaves the MD as given.
             return PutResult(None, warning)
         put_date, put_time = put_date_time(now_ms)
-        md = {
-            "MsgId": msg_id,
-            "CorrelId": correl_id,
-            "GroupId": plan.group_id,
-            "MsgSeqNumber": plan.seq,
-            "Offset": plan.offset,
-            "PutDate": put_date,
-            "PutTime": put_time,
-        }
-        md.update(back_context)
-        return PutResult(md)
+        return PutResult(
+            {
+                **back_context,
+                "MsgId": msg_id,
+                "CorrelId": correl_id,
+                "GroupId": plan.group_id,
+                "MsgSeqNumber": plan.seq,
+                "Offset": plan.offset,
+                "PutDate": put_date,
+                "PutTime": put_time,
+            }
+        )
 
     def close(self) -> tuple[int, int]:
         """MQCLOSE's Table 2 outcome for an unterminated group or logical message."""

@@ -42,6 +42,13 @@ def build(
     base["MsgSeqNumber"] = plan.seq
     base.update(context)
     key = record_key(plan.group_id, msg_id)
+    if len(pieces) == 1 and pieces[0].start == 0 and pieces[0].length == len(payload):
+        # The common case, one physical message: no copy of the envelope or the payload.
+        base["MsgId"] = msg_id
+        base["Offset"] = pieces[0].offset
+        base["MsgFlags"] = pieces[0].flags
+        base["Payload"] = payload
+        return [(topic, key, codec.encode(base))]
     view = memoryview(payload)
     out = []
     for i, piece in enumerate(pieces):
