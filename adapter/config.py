@@ -60,8 +60,22 @@ LEASE_MS = int(os.environ.get("MQK_UOW_LEASE_MS", "30000"))
 TXN_TIMEOUT_MS = int(os.environ.get("MQK_TXN_TIMEOUT_MS", "20000"))
 # The pump's period: delivery reports of async puts, depth counts and acks batch up to it.
 PUMP_INTERVAL_S = 0.005
-# An open handle's registration (IPPROCS/OPPROCS) outlives a dead process this long.
-OPEN_LEASE_MS = 120_000
+# An open handle's registration (IPPROCS/OPPROCS, exclusive input) outlives a dead
+# process this long; live connections renew theirs every third of it.
+OPEN_LEASE_MS = int(os.environ.get("MQK_OPEN_LEASE_MS", "120000"))
+CONTEXT_AUTHORITY_ENV = "MQK_CONTEXT_AUTHORITY"
+
+
+def context_authority(user: str) -> bool:
+    """The queue manager's policy for MQOO_SET_*_CONTEXT / PASS_*_CONTEXT: the users
+    allowed to set or pass message context (MQ's +setid / +setall / +passid / +passall
+    authorities), from MQK_CONTEXT_AUTHORITY: a comma list of user ids, or '*' for
+    every user. Unset or empty: nobody, so no application can forge another's identity
+    unless the administrator allows it."""
+    allowed = {u.strip() for u in os.environ.get(CONTEXT_AUTHORITY_ENV, "").split(",")}
+    return "*" in allowed or user in allowed
+
+
 # A depth estimate this far below MAXDEPTH is trusted without asking the state.
 DEPTH_MARGIN = 256
 # Candidates offered to one claim: enough to get past the messages other getters took

@@ -6,9 +6,17 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
+from adapter import config
+
 pytest_plugins = ["adapter.testing"]
+
+# The suite's queue managers let every user set and pass context (MQ's +setall for the
+# test user); the tests of the authority rule itself narrow it with monkeypatch.
+os.environ.setdefault(config.CONTEXT_AUTHORITY_ENV, "*")
 
 
 @pytest.fixture(scope="session")

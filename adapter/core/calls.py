@@ -41,9 +41,11 @@ class PutRequest:
     reply_to_qmgr: str = ""
     original_length: int = C.MQOL_UNDEFINED
     md_version: int = C.MQMD_VERSION_2
-    # The application's identity and origin context (MQMD field names), given only with
-    # MQPMO_SET_IDENTITY_CONTEXT / SET_ALL_CONTEXT.
+    # The application's identity and origin context (MQMD field names, PutDate and
+    # PutTime as MQCHAR text), given only with MQPMO_SET_IDENTITY_CONTEXT / SET_ALL_CONTEXT.
     context: dict[str, Any] | None = None
+    # PMO.Context: the Hobj whose saved context MQPMO_PASS_*_CONTEXT passes.
+    context_handle: int = 0
 
 
 @dataclass(slots=True)

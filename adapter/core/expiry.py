@@ -34,6 +34,17 @@ def expires_at_ms(put_ms: int, expiry_tenths: int) -> int | None:
     return put_ms + expiry_tenths * MS_PER_TENTH
 
 
+def lifetime_from(arrived_ms: int, put_ms: int, expiry_tenths: int) -> int | None:
+    """The Expiry to store with a message whose recorded put time `put_ms` is not when it
+    arrived (MQPMO_SET_ALL_CONTEXT / PASS_ALL_CONTEXT keep the given PutDate/PutTime):
+    counted from `put_ms` it ends where `expiry_tenths` from arrival ends. None when
+    that does not fit an MQLONG or would already be over."""
+    adjusted = expiry_tenths + (arrived_ms - put_ms) // 100
+    if not 0 < adjusted <= 0x7FFFFFFF:
+        return None
+    return adjusted
+
+
 def is_expired(put_ms: int, expiry_tenths: int, now_ms: int) -> bool:
     """The lifetime has elapsed: the message must never be returned again."""
     at = expires_at_ms(put_ms, expiry_tenths)

@@ -15,6 +15,7 @@ from typing import Any
 from adapter.core import cmqc as _C
 from adapter.core.calls import GetRequest, PutRequest
 from adapter.core.model import id24
+from adapter.core.openrules import put1_open_options
 from adapter.pymqi import CMQC
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
 from adapter.pymqi.structs import GMO, MD, OD, PMO, MQOpts, gmo, md, mqstr, od, pmo
@@ -44,6 +45,7 @@ __mqbuild__ = "client"
 
 _MD_V2_FIELDS = {"GroupId", "MsgSeqNumber", "Offset", "MsgFlags", "OriginalLength"}
 _SET_CONTEXT = _C.MQPMO_SET_IDENTITY_CONTEXT | _C.MQPMO_SET_ALL_CONTEXT
+_PASS_CONTEXT = _C.MQPMO_PASS_IDENTITY_CONTEXT | _C.MQPMO_PASS_ALL_CONTEXT
 _INPUT = _C.MQOO_INPUT_AS_Q_DEF | _C.MQOO_INPUT_SHARED | _C.MQOO_INPUT_EXCLUSIVE
 _ACCESS = _INPUT | _C.MQOO_BROWSE | _C.MQOO_OUTPUT | _C.MQOO_INQUIRE | _C.MQOO_SET
 
@@ -81,6 +83,8 @@ def put_request(md_: MD, pmo_: PMO) -> PutRequest:
             "PutApplType": md_.PutApplType,
             "PutApplName": mqstr(md_.PutApplName),
             "ApplOriginData": mqstr(md_.ApplOriginData),
+            "PutDate": mqstr(md_.PutDate),
+            "PutTime": mqstr(md_.PutTime),
         }
     return PutRequest(
         opts,
@@ -104,6 +108,7 @@ def put_request(md_: MD, pmo_: PMO) -> PutRequest:
         md_.OriginalLength,
         md_.Version,
         context,
+        pmo_.Context if opts & _PASS_CONTEXT else 0,
     )
 
 
@@ -240,9 +245,11 @@ class QueueManager:
     def put1(self, qDesc, msg, *opts) -> None:
         md_, pmo_ = (list(opts) + [None, None])[:2]
         q = Queue(self)
-        q._open_handle(qDesc, _C.MQOO_OUTPUT)
+        pmo_ = pmo_ or PMO()
+        # MQPUT1 opens with what its put options need (its authority is checked as such).
+        q._open_handle(qDesc, put1_open_options(pmo_.Options))
         try:
-            q._put(msg, md_ or MD(), pmo_ or PMO(), put1=True)
+            q._put(msg, md_ or MD(), pmo_, put1=True)
         finally:
             q._handle.close()
             q._handle = None
@@ -279,6 +286,7 @@ class Queue:
         self._qmgr = qMgr
         self._handle = None
         self._desc = None
+        self._closed = False  # closed by MQCLOSE: its Hobj is no longer valid
         if opts:
             self._desc = opts[0]
             if len(opts) > 1:
@@ -286,15 +294,11 @@ class Queue:
 
     def _open_handle(self, qDesc, options: int) -> None:
         conn = self._qmgr.get_handle()
-        if not options & _ACCESS or bin(options & _INPUT).count("1") > 1:
-            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_OPTIONS_ERROR)
         name = _name(qDesc.ObjectName if isinstance(qDesc, OD) else qDesc)
         if isinstance(qDesc, OD) and qDesc.ObjectType != _C.MQOT_Q:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_OBJECT_TYPE_ERROR)
-        qdef = conn.lookup_queue(name)
-        if qdef is None:
-            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_UNKNOWN_OBJECT_NAME)
-        self._handle = conn.open(qdef, options)
+        self._handle = conn.open(name, options)
+        self._closed = False
         if isinstance(qDesc, OD):
             qDesc.ResolvedQName = name.encode()
             qDesc.ResolvedQMgrName = conn.qmgr.encode()
@@ -307,6 +311,8 @@ class Queue:
 
     def _ensure_open(self, options: int):
         if self._handle is None:
+            if self._closed:  # MQ: the Hobj of a closed queue is invalid (no reopen)
+                raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HOBJ_ERROR)
             if self._desc is None:
                 raise PYIFError("not open")
             self._open_handle(self._desc, options)
@@ -333,7 +339,10 @@ class Queue:
             md_.CodedCharSetId = self._qmgr.default_ccsid
         elif not isinstance(msg, bytes | bytearray | memoryview):
             raise TypeError(f"Message type is {type(msg).__name__}. Convert to bytes.")
-        result = (handle or self._handle).put(put_request(md_, pmo_), bytes(msg), put1=put1)
+        handle = handle or self._handle
+        result = handle.put(put_request(md_, pmo_), bytes(msg), put1=put1)
+        pmo_.ResolvedQName = handle.name.encode()
+        pmo_.ResolvedQMgrName = handle.svc.qmgr.encode()
         if result.warning is not None:
             raise MQMIError(_C.MQCC_WARNING, result.warning)
         # Values built at their MQ types and widths: straight into the MD (pymqi's
@@ -357,6 +366,7 @@ class Queue:
         if result is None:  # MQGMO_UNLOCK returns no message
             return b""
         self._fill(result, md_, gmo_)
+        gmo_.ResolvedQName = handle.name.encode()
         if result.warning is not None:
             raise MQMIError(
                 _C.MQCC_WARNING,
@@ -392,20 +402,21 @@ class Queue:
     # -- MQCLOSE / MQINQ -----------------------------------------------------------
     @_mqi
     def close(self, options: int = _C.MQCO_NONE) -> None:
+        if self._closed:
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HOBJ_ERROR)
         if self._handle is None:
             raise PYIFError("not open")
-        if self._handle == "closed":
-            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HOBJ_ERROR)
-        comp, reason = self._handle.close()
+        handle, self._handle, self._closed = self._handle, None, True
+        # A warning (unterminated group) is raised after the queue manager closed it.
+        comp, reason = handle.close()
         if comp != _C.MQCC_OK:
-            # pymqi raises before it forgets the handle; the queue manager did close it.
-            self._handle = "closed"
             raise MQMIError(comp, reason)
-        self._handle = None
 
     @_mqi
     def inquire(self, attribute: int):
         handle = self._ensure_open(_C.MQOO_INQUIRE)
+        if not handle.options & _C.MQOO_INQUIRE:
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_NOT_OPEN_FOR_INQUIRE)
         qdef, st = handle.qdef, handle.state
         values = {
             _C.MQIA_CURRENT_Q_DEPTH: lambda: self._qmgr.get_handle().queue_status(qdef.name)[
@@ -431,7 +442,7 @@ class Queue:
         if sys.is_finalizing():
             return
         handle = getattr(self, "_handle", None)
-        if handle is not None and handle != "closed":
+        if handle is not None:
             try:
                 handle.close()
             except Exception:  # noqa: BLE001 - never raise from a finaliser

@@ -102,7 +102,9 @@ def _int_coercer(name: str, lo: int, hi: int) -> Callable[[Any], int]:
         if type(v) is int and lo <= v <= hi:
             return v
         if not isinstance(v, int):
-            raise TypeError(f"{name} must be an int, not {type(v).__name__} ({v!r})")
+            if not hasattr(type(v), "__index__"):  # e.g. a queue handle given as Hobj
+                raise TypeError(f"{name} must be an int, not {type(v).__name__} ({v!r})")
+            v = operator.index(v)
         v = int(v)  # bool, IntEnum, ... -> plain int
         if not lo <= v <= hi:
             raise ValueError(f"{name}={v} is out of range for its C type ({lo}..{hi})")

@@ -40,6 +40,8 @@ class QueueDef:
     def_read_ahead: bool = False  # DEFREADA: send non-persistent messages ahead of gets
     get_inhibited: bool = False  # GET(DISABLED)
     put_inhibited: bool = False  # PUT(DISABLED)
+    shareable: bool = True  # SHARE / NOSHARE: may several handles open it for input
+    def_input_exclusive: bool = True  # DEFSOPT(EXCL) (MQ's default) / DEFSOPT(SHARED)
 
     def to_json(self) -> bytes:
         return json.dumps(asdict(self), sort_keys=True).encode()

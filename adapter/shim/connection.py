@@ -21,8 +21,10 @@ from confluent_kafka import KafkaException
 from adapter import config
 from adapter.core import cmqc as C
 from adapter.core.errors import fail
+from adapter.core.openrules import needs_context_authority, open_options_error
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import SYSTEM, Clock
+from adapter.shim.context import DEFAULT_CONTEXT
 from adapter.shim.handle import QueueHandle
 from adapter.shim.kafka_log import KafkaLog
 from adapter.shim.log import Log
@@ -102,16 +104,49 @@ class Connection:
             self.txn,
             self.catalog,
         )
+        self.user = DEFAULT_CONTEXT["UserIdentifier"]
+        self.may_set_context = config.context_authority(self.user)
         self._closed = False
+        self._renewed_at = self.clock.monotonic()
         self.pump.start()
         _LIVE.add(self)
 
     def _tick(self) -> None:
         self.txn.renew()
+        now = self.clock.monotonic()
+        if now - self._renewed_at >= config.OPEN_LEASE_MS / 3000:
+            self._renewed_at = now
+            for handle in list(self.services.handles.values()):
+                if not handle.renew():
+                    log.warning(
+                        "%s lost its exclusive input: its lease ran out and another "
+                        "handle opened the queue",
+                        handle.name,
+                    )
 
     # -- queues ----------------------------------------------------------------------
-    def open(self, qdef: QueueDef, options: int) -> QueueHandle:
+    def open(self, name: str, options: int) -> QueueHandle:
+        """MQOPEN of a local queue: option rules, the object, the context authority the
+        options ask for, exclusive input (MQRC_OBJECT_IN_USE)."""
+        reason = open_options_error(options)
+        if reason is not None:
+            raise fail(reason)
+        qdef = self.lookup_queue(name)
+        if qdef is None:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+        self.check_context_authority(options)
         return QueueHandle(self.services, qdef, options)
+
+    def check_context_authority(self, options: int) -> None:
+        """MQRC_NOT_AUTHORIZED for set/pass context options the policy does not grant
+        this user (config.context_authority)."""
+        if needs_context_authority(options) and not self.may_set_context:
+            log.warning(
+                "user %s is not authorized to set or pass context (%s)",
+                self.user,
+                config.CONTEXT_AUTHORITY_ENV,
+            )
+            raise fail(C.MQRC_NOT_AUTHORIZED)
 
     def lookup_queue(self, name: str, refresh: bool = False) -> QueueDef | None:
         return self.catalog.lookup(name, refresh=refresh)

@@ -13,6 +13,8 @@ from typing import Any
 from adapter.core import cmqc as C
 from adapter.core.text import mqchar
 
+_TEXT_FIELDS = ("UserIdentifier", "ApplIdentityData", "PutApplName", "ApplOriginData")
+
 # Context the queue manager generates for a put without SET_*_CONTEXT: the same on
 # every put of this process (MQ's own defaults: user, program name, MQAT_UNIX).
 DEFAULT_CONTEXT = {
@@ -31,26 +33,67 @@ NO_CONTEXT = {
     "PutApplName": "",
     "ApplOriginData": "",
 }
-CONTEXT_OPTIONS = C.MQPMO_NO_CONTEXT | C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT
-_TEXT_FIELDS = ("UserIdentifier", "ApplIdentityData", "PutApplName", "ApplOriginData")
+CONTEXT_OPTIONS = (
+    C.MQPMO_NO_CONTEXT
+    | C.MQPMO_SET_IDENTITY_CONTEXT
+    | C.MQPMO_SET_ALL_CONTEXT
+    | C.MQPMO_PASS_IDENTITY_CONTEXT
+    | C.MQPMO_PASS_ALL_CONTEXT
+)
+# What MQOO_SAVE_ALL_CONTEXT keeps of a message got (its context, with its put time).
+SAVED_FIELDS = (*_TEXT_FIELDS, "PutApplType", "AccountingToken", "PutTimestamp")
 
 
-def put_context(options: int, given: dict[str, Any] | None) -> dict[str, Any]:
-    """Identity and origin context of a put: generated, none, or (SET_IDENTITY /
-    SET_ALL) the application's own fields from `given`."""
+def put_context(
+    options: int, given: dict[str, Any] | None, saved: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Identity and origin context of a put: generated, none, the application's own
+    (SET_IDENTITY / SET_ALL, from `given`), or passed from a message got on a handle
+    opened with MQOO_SAVE_ALL_CONTEXT (PASS_IDENTITY / PASS_ALL, from `saved`)."""
     if options & C.MQPMO_NO_CONTEXT:
         return NO_CONTEXT
-    if not options & (C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT) or not given:
+    source = None
+    if options & (C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT):
+        source = given
+    elif options & (C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT):
+        source = saved or NO_CONTEXT  # nothing got yet: no context to pass
+    if not source:
         return DEFAULT_CONTEXT
     context = dict(DEFAULT_CONTEXT)
-    context["UserIdentifier"] = given["UserIdentifier"]
-    context["AccountingToken"] = bytes(given["AccountingToken"]).ljust(32, b"\0")[:32]
-    context["ApplIdentityData"] = given["ApplIdentityData"]
-    if options & C.MQPMO_SET_ALL_CONTEXT:
-        context["PutApplType"] = given["PutApplType"]
-        context["PutApplName"] = given["PutApplName"]
-        context["ApplOriginData"] = given["ApplOriginData"]
+    context["UserIdentifier"] = source["UserIdentifier"]
+    context["AccountingToken"] = bytes(source["AccountingToken"]).ljust(32, b"\0")[:32]
+    context["ApplIdentityData"] = source["ApplIdentityData"]
+    if options & (C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT):
+        context["PutApplType"] = source["PutApplType"]
+        context["PutApplName"] = source["PutApplName"]
+        context["ApplOriginData"] = source["ApplOriginData"]
     return context
+
+
+def put_timestamp(
+    options: int, given: dict[str, Any] | None, saved: dict[str, Any] | None, now_ms: int
+) -> int:
+    """The put time a message carries: the queue manager's clock, except that with
+    SET_ALL_CONTEXT the application's PutDate/PutTime (when both are set and valid)
+    and with PASS_ALL_CONTEXT the passed message's are kept, as MQ keeps them."""
+    if options & C.MQPMO_SET_ALL_CONTEXT and given:
+        parsed = parse_put_date_time(given.get("PutDate", ""), given.get("PutTime", ""))
+        return now_ms if parsed is None else parsed
+    if options & C.MQPMO_PASS_ALL_CONTEXT and saved:
+        return saved["PutTimestamp"]
+    return now_ms
+
+
+def parse_put_date_time(date: str, time_: str) -> int | None:
+    """MQMD PutDate (YYYYMMDD) and PutTime (HHMMSSTH, UTC) as epoch milliseconds."""
+    if len(date) != 8 or len(time_) < 6 or not (date + time_).isdigit():
+        return None
+    try:
+        stamp = dt.datetime.strptime(date + time_[:6], "%Y%m%d%H%M%S").replace(tzinfo=dt.UTC)
+    except ValueError:
+        return None
+    hundredths = int(time_[6:8]) if len(time_) >= 8 else 0
+    return int(stamp.timestamp() * 1000) + hundredths * 10
 
 
 def md_context(context: dict[str, Any]) -> dict[str, Any]:

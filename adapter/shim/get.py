@@ -13,7 +13,7 @@ from adapter.core.errors import MQMIError, fail
 from adapter.core.model import Item
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
-from adapter.shim.context import pad_mqchar, put_date_time
+from adapter.shim.context import SAVED_FIELDS, pad_mqchar, put_date_time
 from adapter.shim.readahead import ReadAheadBuffer
 from adapter.shim.reader import QueueReader
 from adapter.shim.services import Services
@@ -52,6 +52,8 @@ class Getter:
         self._reader: QueueReader | None = None
         self._locked: tuple[int, int, int] | None = None  # locked by BROWSE + MQGMO_LOCK
         self._forgotten = 0
+        # MQOO_SAVE_ALL_CONTEXT: the context of the last message got, for PASS_*_CONTEXT.
+        self.saved_context: dict | None = None
 
     @property
     def reader(self) -> QueueReader:
@@ -71,7 +73,7 @@ class Getter:
             raise fail(C.MQRC_NOT_OPEN_FOR_BROWSE)
         if not browsing and not self.options & INPUT:
             raise fail(C.MQRC_NOT_OPEN_FOR_INPUT)
-        if not browsing and self.qdef.get_inhibited:
+        if self.qdef.get_inhibited:  # browsing too (InhibitGet attribute)
             raise fail(C.MQRC_GET_INHIBITED)
         if opts & C.MQGMO_SYNCPOINT and not browsing:
             self.svc.txn.begin()  # MQRC_BACKED_OUT if the unit of work can no longer commit
@@ -426,6 +428,8 @@ class Getter:
             "BackoutCount": env["BackoutCount"] + backout,
         }
         md["PutDate"], md["PutTime"] = put_date_time(env["PutTimestamp"])
+        if removed and self.options & C.MQOO_SAVE_ALL_CONTEXT:
+            self.saved_context = {f: env[f] for f in SAVED_FIELDS}
         group_status, segment_status, segmentation = gr.gmo_status(item, req)
         gmo = {
             "GroupStatus": group_status,

@@ -353,9 +353,20 @@ class MemoryQueueState:
             self._d().ackpos = int(pos)
 
     # -- open handles ----------------------------------------------------------------
-    def register_open(self, handle: str, kinds: str, lease_ms: int = 120_000) -> None:
+    def register_open(self, handle: str, kinds: str, lease_ms: int = 120_000) -> bool:
         with self._store._call():
-            self._d().opens[handle] = (kinds, self._now_ms() + lease_ms)
+            d = self._d()
+            now = self._now_ms()
+            wanted = kinds.split(",")
+            if "input" in wanted:
+                for other_handle, (other, until) in d.opens.items():
+                    others = other.split(",")
+                    if other_handle == handle or until <= now or "input" not in others:
+                        continue
+                    if "exclusive" in wanted or "exclusive" in others:
+                        return False
+            d.opens[handle] = (kinds, now + lease_ms)
+            return True
 
     def unregister_open(self, handle: str) -> None:
         with self._store._call():

@@ -8,6 +8,7 @@ from adapter.core import cmqc as C
 from adapter.core import expiry as exp
 from adapter.core.calls import PutRequest, PutResult
 from adapter.core.errors import fail
+from adapter.core.openrules import PUT_CONTEXT, put_context_error
 from adapter.core.putrules import PutCursor, close_outcome, plan_put
 from adapter.core.segmentation import segment_message
 from adapter.shim import naming, records
@@ -19,9 +20,12 @@ from adapter.shim.context import (
     md_context,
     put_context,
     put_date_time,
+    put_timestamp,
 )
 from adapter.shim.services import Services
 from adapter.shim.store import QueueState
+
+_PASS = C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT
 
 
 class Putter:
@@ -65,6 +69,10 @@ class Putter:
             raise fail(C.MQRC_OPTIONS_ERROR)
         if opts & C.MQPMO_ASYNC_RESPONSE and opts & C.MQPMO_SYNC_RESPONSE:
             raise fail(C.MQRC_OPTIONS_ERROR)
+        if opts & PUT_CONTEXT:  # which context, and may this handle give it
+            reason = put_context_error(opts, self.options, put1=put1)
+            if reason is not None:
+                raise fail(reason)
         if self.qdef.put_inhibited:
             raise fail(C.MQRC_PUT_INHIBITED)
         in_uow = bool(opts & C.MQPMO_SYNCPOINT)
@@ -128,19 +136,29 @@ class Putter:
         if opts & C.MQPMO_NEW_MSG_ID or msg_id == C.MQMI_NONE:
             msg_id = svc.new_msg_id()
         correl_id = svc.new_msg_id() if opts & C.MQPMO_NEW_CORREL_ID else req.correl_id
-        now_ms = svc.clock.now_ms()
+        now_ms = arrived_ms = svc.clock.now_ms()
         if opts & CONTEXT_OPTIONS:
-            context = put_context(opts, req.context)
+            saved = svc.saved_context(req.context_handle) if opts & _PASS else None
+            context = put_context(opts, req.context, saved)
             back_context = md_context(context)
+            now_ms = put_timestamp(opts, req.context, saved, now_ms)
         else:
             context, back_context = DEFAULT_CONTEXT, DEFAULT_MD_CONTEXT
+        expiry = req.expiry
+        if now_ms != arrived_ms and expiry > 0:
+            # A put time the application set (or passed) is kept, but the lifetime still
+            # runs from the real put: counted from the kept time, it is lengthened by the
+            # difference, which every reader (MQGET, the Spark job) then subtracts.
+            expiry = exp.lifetime_from(arrived_ms, now_ms, expiry)
+            if expiry is None:  # the kept time is too far off to express: use the real one
+                now_ms, expiry = arrived_ms, req.expiry
         reply_q = req.reply_to_q
         fields = {
             "CorrelId": correl_id,
             "OriginalLength": req.original_length,
             "Persistence": persistence,
             "Priority": req.priority if req.priority >= 0 else priority,
-            "Expiry": req.expiry,
+            "Expiry": expiry,
             "PutTimestamp": now_ms,
             "Format": req.format.ljust(8) if req.format else C.MQFMT_NONE.decode(),
             "CodedCharSetId": req.ccsid,

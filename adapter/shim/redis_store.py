@@ -271,6 +271,31 @@ redis.call('SET', mark, ARGV[2])
 return 1
 """
 
+# ARGV: handle, kinds, until_ms, now_ms. An input open is refused while another live
+# handle holds the queue exclusively; an exclusive one while another has input.
+_OPEN = """
+local p = KEYS[1]
+local handle, kinds, now = ARGV[1], ARGV[2], tonumber(ARGV[4])
+local function has(list, kind)
+  return string.find(',' .. list .. ',', ',' .. kind .. ',', 1, true)
+end
+if has(kinds, 'input') then
+  local entries = redis.call('HGETALL', p .. 'opens')
+  for i = 1, #entries, 2 do
+    if entries[i] ~= handle then
+      local v = entries[i + 1]
+      local bar = string.find(v, '|', 1, true)
+      local other, until = string.sub(v, 1, bar - 1), tonumber(string.sub(v, bar + 1))
+      if until > now and has(other, 'input') then
+        if has(kinds, 'exclusive') or has(other, 'exclusive') then return 0 end
+      end
+    end
+  end
+end
+redis.call('HSET', p .. 'opens', handle, kinds .. '|' .. ARGV[3])
+return 1
+"""
+
 
 def queue_prefix(qmgr: str, queue: str) -> str:
     """Redis prefix of one queue (a hash tag: one cluster slot per queue)."""
@@ -312,6 +337,7 @@ class RedisQueueState:
             s["lock_many"],
         )
         self._verify, self._apply, self._reclaim = s["verify"], s["apply"], s["reclaim"]
+        self._open = s["open"]
         self._keys = [self.prefix]
 
     def claim(
@@ -420,8 +446,9 @@ class RedisQueueState:
     def set_ack_position(self, pos: int) -> None:
         self.r.set(self.prefix + "ackpos", pos)
 
-    def register_open(self, handle: str, kinds: str, lease_ms: int = 120_000) -> None:
-        self.r.hset(self.prefix + "opens", handle, f"{kinds}|{self._now_ms() + lease_ms}")
+    def register_open(self, handle: str, kinds: str, lease_ms: int = 120_000) -> bool:
+        now = self._now_ms()
+        return bool(self._open(keys=self._keys, args=[handle, kinds, now + lease_ms, now]))
 
     def unregister_open(self, handle: str) -> None:
         self.r.hdel(self.prefix + "opens", handle)
@@ -519,4 +546,5 @@ _SCRIPTS = {
     "apply": _APPLY,
     "reclaim": _RECLAIM,
     "add_once": _ADD_ONCE,
+    "open": _OPEN,
 }

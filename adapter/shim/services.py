@@ -9,8 +9,11 @@ import itertools
 import logging
 import time
 import uuid
+import weakref
 from typing import Any
 
+from adapter.core import cmqc as C
+from adapter.core.errors import fail
 from adapter.shim import recovery, reports
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import Clock
@@ -48,12 +51,25 @@ class Services:
         self._id_prefix = b"MQK " + uuid.uuid4().bytes[:12]
         self._id_counter = itertools.count(int(time.time() * 1000) << 16)
         self._handles = itertools.count(1)
+        # Open handles by Hobj: PMO.Context names one (MQPMO_PASS_*_CONTEXT); the pump
+        # renews their registrations.
+        self.handles: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 
     def new_msg_id(self) -> bytes:
         return self._id_prefix + next(self._id_counter).to_bytes(8, "big")
 
-    def new_handle_id(self) -> str:
-        return f"{self.conn_id}.{next(self._handles)}"
+    def new_handle_id(self) -> tuple[int, str]:
+        """(Hobj, the handle's id in the state store)."""
+        hobj = next(self._handles)
+        return hobj, f"{self.conn_id}.{hobj}"
+
+    def saved_context(self, hobj: int) -> dict[str, Any]:
+        """The context MQOO_SAVE_ALL_CONTEXT kept on handle `hobj` (MQPMO_PASS_*_CONTEXT):
+        MQRC_CONTEXT_HANDLE_ERROR if no such open handle saves context."""
+        handle = self.handles.get(hobj)
+        if handle is None or handle.closed or not handle.options & C.MQOO_SAVE_ALL_CONTEXT:
+            raise fail(C.MQRC_CONTEXT_HANDLE_ERROR)
+        return handle.getter.saved_context
 
     def report_expiry(self, original: dict[str, Any]) -> bool:
         """A discarded expired message that asked for an MQRO_EXPIRATION* report: put

@@ -147,7 +147,12 @@ class QueueState(Protocol):
 
     def set_ack_position(self, pos: int) -> None: ...
 
-    def register_open(self, handle: str, kinds: str, lease_ms: int = 120_000) -> None: ...
+    def register_open(self, handle: str, kinds: str, lease_ms: int = 120_000) -> bool:
+        """Register (or renew) an open handle; `kinds` is a comma list of 'input',
+        'exclusive', 'output', 'browse'. Refused (False, nothing written) when it asks
+        for input and another live handle holds the queue exclusively, or when it asks
+        for exclusive input and another live handle has input (MQRC_OBJECT_IN_USE)."""
+        ...
 
     def unregister_open(self, handle: str) -> None: ...
 

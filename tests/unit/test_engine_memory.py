@@ -13,16 +13,12 @@ cover fencing, lost locks, dead connections and lost state on the fakes instead.
 
 from __future__ import annotations
 
-import types
-
 import pytest
 
 import adapter.pymqi as pymqi
 from adapter import config
 from adapter.shim import naming
-from adapter.shim.clock import ManualClock
-from adapter.shim.memory_log import MemoryCluster, MemoryLog
-from adapter.shim.memory_store import MemoryServer, MemoryStore
+from adapter.shim.memory_log import MemoryLog
 from tests.integration import (
     test_mqi_browse_expiry,
     test_mqi_groups,
@@ -30,6 +26,7 @@ from tests.integration import (
     test_mqi_uow,
 )
 from tests.integration.conftest import drain, mqerror
+from tests.unit.conftest import World
 
 C = pymqi.CMQC
 ALL = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_BROWSE
@@ -81,49 +78,6 @@ _SCENARIOS = {
 for _module, _names in _SCENARIOS.items():
     for _name in _names:
         globals()[_name] = getattr(_module, _name)
-
-
-class World:
-    """One fake broker and one fake Redis, shared by every connection of a test."""
-
-    def __init__(self) -> None:
-        self.clock = ManualClock()
-        self.cluster = MemoryCluster(self.clock)
-        self.server = MemoryServer()
-
-    def connect(self, name: str, **kw) -> pymqi.QueueManager:
-        return _REAL_CONNECT(
-            name,
-            log_backend=MemoryLog(self.clock, self.cluster),
-            store=MemoryStore(name, self.clock.now_ms, self.server),
-            clock=self.clock,
-            **kw,
-        )
-
-
-_REAL_CONNECT = pymqi.connect
-
-
-@pytest.fixture
-def world(monkeypatch) -> World:
-    w = World()
-    # Every connection a scenario makes lands in this world, and its sleeps move the clock.
-    monkeypatch.setattr(pymqi, "connect", lambda name, *a, **kw: w.connect(name, **kw))
-    fake_time = types.SimpleNamespace(
-        sleep=w.clock.advance, monotonic=w.clock.monotonic, time=lambda: w.clock.now_ms() / 1000
-    )
-    for module in _SCENARIOS:
-        if hasattr(module, "time"):
-            monkeypatch.setattr(module, "time", fake_time)
-    return w
-
-
-@pytest.fixture
-def qmgr(world: World, qmgr_name: str):
-    qm = pymqi.connect(qmgr_name)
-    yield qm
-    if qm._conn is not None:
-        qm.disconnect()
 
 
 def _put(q, body: bytes, options: int = C.MQPMO_NO_SYNCPOINT, **md) -> pymqi.MD:
