@@ -285,8 +285,8 @@ if has(kinds, 'input') then
     if entries[i] ~= handle then
       local v = entries[i + 1]
       local bar = string.find(v, '|', 1, true)
-      local other, until = string.sub(v, 1, bar - 1), tonumber(string.sub(v, bar + 1))
-      if until > now and has(other, 'input') then
+      local other, lease_end = string.sub(v, 1, bar - 1), tonumber(string.sub(v, bar + 1))
+      if lease_end > now and has(other, 'input') then
         if has(kinds, 'exclusive') or has(other, 'exclusive') then return 0 end
       end
     end
