@@ -31,6 +31,8 @@ def _admin(args: argparse.Namespace) -> int:
         try:
             if args.command == "define":
                 attrs = {k: v for k, v in vars(args).items() if k in _ATTRS and v is not None}
+                if args.defsopt:
+                    attrs["def_input_exclusive"] = args.defsopt == "EXCL"
                 qdef = qm.define_queue(args.queue, replace=args.replace, **attrs)
                 print(f"AMQ8006I: IBM MQ queue created: {qdef.name}")
             elif args.command == "delete":
@@ -46,6 +48,8 @@ def _admin(args: argparse.Namespace) -> int:
                     f"DEFPSIST({'YES' if a['def_persistence'] else 'NO'}) "
                     f"DEFPRTY({a['def_priority']}) "
                     f"MSGDLVSQ({'FIFO' if a['msg_delivery_sequence'] else 'PRIORITY'}) "
+                    f"{'SHARE' if a.get('shareable', True) else 'NOSHARE'} "
+                    f"DEFSOPT({'EXCL' if a.get('def_input_exclusive', True) else 'SHARED'}) "
                     f"PARTITIONS({a['partitions']})"
                 )
         finally:
@@ -69,6 +73,8 @@ _ATTRS = {
     "segment_size",
     "backout_threshold",
     "backout_requeue_q",
+    "shareable",
+    "def_input_exclusive",
 }
 
 
@@ -132,6 +138,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--segment-size", dest="segment_size", type=int)
     p.add_argument("--backout-threshold", dest="backout_threshold", type=int)
     p.add_argument("--backout-requeue-q", dest="backout_requeue_q")
+    p.add_argument(
+        "--noshare",
+        dest="shareable",
+        action="store_false",
+        default=None,
+        help="NOSHARE: one input handle at a time (default SHARE)",
+    )
+    p.add_argument(
+        "--defsopt",
+        choices=["EXCL", "SHARED"],
+        help="DEFSOPT: what MQOO_INPUT_AS_Q_DEF means (default EXCL, as MQ)",
+    )
     p.add_argument("--replace", action="store_true")
     p.set_defaults(func=_admin)
     p = sub.add_parser("delete", help="DELETE QLOCAL")
