@@ -18,7 +18,7 @@ from adapter.core.model import id24
 from adapter.core.openrules import put1_open_options
 from adapter.pymqi import CMQC
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
-from adapter.pymqi.structs import GMO, MD, OD, PMO, MQOpts, gmo, md, mqstr, od, pmo
+from adapter.pymqi.structs import GMO, MD, OD, PMO, MQOpts, gmo, md, mqchar, mqstr, od, pmo
 from adapter.shim.catalog import QueueDef
 from adapter.shim.connection import BACKEND_ERRORS, Connection
 
@@ -69,6 +69,16 @@ def _mqi(method):
 def _text(value: bytes | str) -> str:
     """mqstr, cached: the same formats and reply-to names recur on every put."""
     return mqstr(value)
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolved_names(queue: str, qmgr: str) -> tuple[bytes, bytes]:
+    return mqchar(queue, _C.MQ_Q_NAME_LENGTH), mqchar(qmgr, _C.MQ_Q_MGR_NAME_LENGTH)
+
+
+def _resolved(handle) -> tuple[bytes, bytes]:
+    """ResolvedQName / ResolvedQMgrName of a queue handle (a local queue: itself)."""
+    return _resolved_names(handle.name, handle.svc.qmgr)
 
 
 def put_request(md_: MD, pmo_: PMO) -> PutRequest:
@@ -341,8 +351,8 @@ class Queue:
             raise TypeError(f"Message type is {type(msg).__name__}. Convert to bytes.")
         handle = handle or self._handle
         result = handle.put(put_request(md_, pmo_), bytes(msg), put1=put1)
-        pmo_.ResolvedQName = handle.name.encode()
-        pmo_.ResolvedQMgrName = handle.svc.qmgr.encode()
+        # Output fields at their MQ widths, straight into the structure (no coercion).
+        pmo_.__dict__["ResolvedQName"], pmo_.__dict__["ResolvedQMgrName"] = _resolved(handle)
         if result.warning is not None:
             raise MQMIError(_C.MQCC_WARNING, result.warning)
         # Values built at their MQ types and widths: straight into the MD (pymqi's
@@ -366,7 +376,7 @@ class Queue:
         if result is None:  # MQGMO_UNLOCK returns no message
             return b""
         self._fill(result, md_, gmo_)
-        gmo_.ResolvedQName = handle.name.encode()
+        gmo_.__dict__["ResolvedQName"] = _resolved(handle)[0]
         if result.warning is not None:
             raise MQMIError(
                 _C.MQCC_WARNING,
