@@ -188,26 +188,20 @@ class MemoryQueueState:
             return ClaimResult(None, 0, gone, locked)
 
     def consume_many(self, cands: list[tuple[int, int, int]], owner: str) -> BatchClaim:
-        cs = [_parse(c) for c in cands]
-        with self._store._call():
-            d = self._d()
-            self._require_epoch(d)
-            now = self._now_ms()
-            taken: list[int] = []
-            backouts: list[int] = []
-            gone: list[int] = []
-            for i, c in enumerate(cs):
-                s = self._status(d, c, owner, now)
-                if s in (ClaimStatus.FREE, ClaimStatus.MINE):
-                    self._consume(d, c)
-                    taken.append(i)
-                    backouts.append(d.bo.get(c, 0))
-                elif s == ClaimStatus.CONSUMED:
-                    gone.append(i)
-            d.depth -= len(taken)
-            return BatchClaim(taken, backouts, gone)
+        def consume(d: _QueueData, c: Cand, now: int) -> None:
+            self._consume(d, c)
+            d.depth -= 1  # the script's DECRBY #taken, in the same transition
+
+        return self._take_many(cands, owner, consume)
 
     def lock_many(self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int) -> BatchClaim:
+        def lock(d: _QueueData, c: Cand, now: int) -> None:
+            d.lock[c] = (owner, now + lease_ms)
+
+        return self._take_many(cands, owner, lock)
+
+    def _take_many(self, cands: list[tuple[int, int, int]], owner: str, take) -> BatchClaim:
+        """_CLAIM_MANY / _LOCK_MANY: take every free candidate (or one of owner's)."""
         cs = [_parse(c) for c in cands]
         with self._store._call():
             d = self._d()
@@ -219,7 +213,7 @@ class MemoryQueueState:
             for i, c in enumerate(cs):
                 s = self._status(d, c, owner, now)
                 if s in (ClaimStatus.FREE, ClaimStatus.MINE):
-                    d.lock[c] = (owner, now + lease_ms)
+                    take(d, c, now)
                     taken.append(i)
                     backouts.append(d.bo.get(c, 0))
                 elif s == ClaimStatus.CONSUMED:

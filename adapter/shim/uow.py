@@ -217,19 +217,24 @@ class UnitsOfWork:
                 self._release_prefetched(list(uow.prefetched.pop(id(returner), ())), uow.owner)
 
     def _release_prefetched(self, held: list[HeldGet], owner: str) -> None:
+        self._release(held, owner, backout=False)
+        for h in held:
+            h.returner.take_back(h.item, h.env)
+
+    def _release(self, held: list[HeldGet], owner: str, *, backout: bool) -> None:
+        """Drop the unit of work's locks (BackoutCount + 1 with backout). A failure leaves
+        the locks to expire and be reclaimed: counted and logged, never raised here."""
         for queue, keys in _by_queue(held).items():
             try:
-                self.store.queue(queue).release(keys, owner, backout=False)
-            except Exception:  # a lock left behind expires and is reclaimed
+                self.store.queue(queue).release(keys, owner, backout=backout)
+            except Exception:
                 self.state_failures += 1
                 log.warning(
-                    "releasing %d locked-ahead messages of %s failed; their lease will expire",
+                    "releasing %d locks on %s failed; their lease will expire",
                     len(keys),
                     queue,
                     exc_info=True,
                 )
-        for h in held:
-            h.returner.take_back(h.item, h.env)
 
     def renew(self) -> None:
         """Called by the connection's pump: keep the locks of a long unit of work.
@@ -330,17 +335,7 @@ class UnitsOfWork:
                 self._producer.abort_transaction(30)
             except KafkaException:
                 self._drop_producer()  # a successor's init_transactions aborts it
-        for queue, keys in _by_queue(uow.gets).items():
-            try:
-                self.store.queue(queue).release(keys, uow.owner, backout=True)
-            except Exception:  # a lock left behind expires and is reclaimed
-                self.state_failures += 1
-                log.warning(
-                    "backing out %d gets of %s: locks left to expire",
-                    len(keys),
-                    queue,
-                    exc_info=True,
-                )
+        self._release(uow.gets, uow.owner, backout=True)
         for held in uow.gets:  # back in their original positions, for this reader too
             held.returner.take_back(held.item, held.env)
         self._release_prefetched(uow.all_prefetched(), uow.owner)
