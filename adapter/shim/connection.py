@@ -211,6 +211,7 @@ class Connection:
         if self._closed:
             return
         self._closed = True
+        self.services.closed = True
         self.pump.stop()
         try:
             self.producer.poll(0)

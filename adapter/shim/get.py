@@ -9,7 +9,7 @@ from adapter.core import cmqc as C
 from adapter.core import expiry as exp
 from adapter.core import getrules as gr
 from adapter.core.calls import GetRequest, GetResult
-from adapter.core.errors import MQMIError, fail
+from adapter.core.errors import MQMIError, fail, warning
 from adapter.core.model import Item
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
@@ -23,6 +23,8 @@ DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
 INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 _BROWSING = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _FREE_TO_ME = (ClaimStatus.FREE, ClaimStatus.MINE)
+
+_BLANK_DATE_TIME = (b" " * 8, b" " * 8)
 
 RETRY = object()  # a claim found candidates gone: the view changed, select again
 
@@ -68,6 +70,10 @@ class Getter:
         for a truncated message that stays on the queue (with `.result` filled)."""
         opts = req.options
         clock = self.svc.clock
+        if self.svc.closed:
+            raise fail(C.MQRC_HCONN_ERROR)  # MQDISC ended the connection
+        if opts & C.MQGMO_UNLOCK:
+            return self._unlock_call(opts)
         browsing = bool(opts & _BROWSING)
         if browsing and not self.options & C.MQOO_BROWSE:
             raise fail(C.MQRC_NOT_OPEN_FOR_BROWSE)
@@ -79,9 +85,6 @@ class Getter:
             self.svc.txn.begin()  # MQRC_BACKED_OUT if the unit of work can no longer commit
         if opts & C.MQGMO_WAIT and wait_interval < C.MQWI_UNLIMITED:
             raise fail(C.MQRC_WAIT_INTERVAL_ERROR)
-        if opts & C.MQGMO_UNLOCK:
-            self._unlock()
-            return None
         cursor = self.browse_cursor if browsing else self.get_cursor
         failure = gr.check_request(cursor, req)
         if failure is not None:
@@ -331,6 +334,15 @@ class Getter:
             return self._deliver(item, segments, req, max_length, removed=False)
         return RETRY if progressed else None
 
+    def _unlock_call(self, opts: int) -> None:
+        """MQGMO_UNLOCK: only NO_WAIT and NO_SYNCPOINT may stand beside it (2046); with
+        no message locked it warns MQRC_NO_MSG_LOCKED (2209). Returns no message."""
+        if opts & ~(C.MQGMO_UNLOCK | C.MQGMO_NO_SYNCPOINT | C.MQGMO_NO_WAIT):
+            raise fail(C.MQRC_OPTIONS_ERROR)
+        if self._locked is None:
+            raise warning(C.MQRC_NO_MSG_LOCKED)
+        self._unlock()
+
     def _unlock(self) -> None:
         if self._locked is not None:
             self.state.release([self._locked], self.handle_id)
@@ -427,7 +439,10 @@ class Getter:
             "ApplOriginData": pad_mqchar(env["ApplOriginData"], 4),
             "BackoutCount": env["BackoutCount"] + backout,
         }
-        md["PutDate"], md["PutTime"] = put_date_time(env["PutTimestamp"])
+        if env["PutApplType"] == C.MQAT_NO_CONTEXT:  # no origin context: no put time
+            md["PutDate"], md["PutTime"] = _BLANK_DATE_TIME
+        else:
+            md["PutDate"], md["PutTime"] = put_date_time(env["PutTimestamp"])
         if removed and self.options & C.MQOO_SAVE_ALL_CONTEXT:
             self.saved_context = {f: env[f] for f in SAVED_FIELDS}
         group_status, segment_status, segmentation = gr.gmo_status(item, req)

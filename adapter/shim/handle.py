@@ -65,6 +65,8 @@ class QueueHandle:
 
     def close(self) -> tuple[int, int]:
         """MQCLOSE: the Table 2 outcome for an unterminated group or logical message."""
+        if self.svc.closed:
+            raise fail(C.MQRC_HCONN_ERROR)
         outcome = self.putter.close()
         get_outcome = self.getter.close()
         if outcome[0] == C.MQCC_OK:

@@ -8,6 +8,7 @@ from adapter.core import cmqc as C
 from adapter.core import expiry as exp
 from adapter.core.calls import PutRequest, PutResult
 from adapter.core.errors import fail
+from adapter.core.mdrules import msg_type_error, reply_to_error
 from adapter.core.openrules import PUT_CONTEXT, put_context_error
 from adapter.core.putrules import PutCursor, close_outcome, plan_put
 from adapter.core.segmentation import segment_message
@@ -63,6 +64,8 @@ class Putter:
         """MQPUT / MQPUT1. Raises MQMIError for failures."""
         svc = self.svc
         opts = req.options
+        if svc.closed:
+            raise fail(C.MQRC_HCONN_ERROR)  # MQDISC ended the connection
         if not put1 and not self.options & C.MQOO_OUTPUT:
             raise fail(C.MQRC_NOT_OPEN_FOR_OUTPUT)
         if opts & C.MQPMO_SYNCPOINT and opts & C.MQPMO_NO_SYNCPOINT:
@@ -92,7 +95,11 @@ class Putter:
             raise fail(C.MQRC_PRIORITY_ERROR)
         elif priority > 9:
             warning = C.MQRC_PRIORITY_EXCEEDS_MAXIMUM  # accepted at the highest priority
-        reason = exp.validate_expiry(req.expiry)
+        reason = (
+            exp.validate_expiry(req.expiry)
+            or msg_type_error(req.msg_type)
+            or reply_to_error(req.msg_type, req.report, req.reply_to_q)
+        )
         if reason is not None:
             raise fail(reason)
 
@@ -184,7 +191,10 @@ class Putter:
         if warning is not None:
             # pymqi raises before it unpacks the MD: a warned put leaves the MD as given.
             return PutResult(None, warning)
-        put_date, put_time = put_date_time(now_ms)
+        if opts & C.MQPMO_NO_CONTEXT:  # no origin context: no put time either
+            put_date = put_time = b" " * 8
+        else:
+            put_date, put_time = put_date_time(now_ms)
         return PutResult(
             {
                 **back_context,

@@ -51,6 +51,7 @@ class Services:
         self._id_prefix = b"MQK " + uuid.uuid4().bytes[:12]
         self._id_counter = itertools.count(int(time.time() * 1000) << 16)
         self._handles = itertools.count(1)
+        self.closed = False  # MQDISC: handles of this connection answer MQRC_HCONN_ERROR
         # Open handles by Hobj: PMO.Context names one (MQPMO_PASS_*_CONTEXT); the pump
         # renews their registrations.
         self.handles: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()

@@ -242,3 +242,57 @@ def test_put_and_get_name_the_resolved_queue(qmgr) -> None:
     assert pymqi.structs.mqstr(pmo.ResolvedQMgrName) == qmgr.get_name()
     q.get(None, pymqi.MD(), gmo)
     assert pymqi.structs.mqstr(gmo.ResolvedQName) == "Q.RESOLVED"
+
+
+# -- MQMD validation, MQGMO_UNLOCK, a disconnected handle ----------------------------
+
+
+def test_request_or_report_without_reply_queue_is_2027(qmgr) -> None:
+    qmgr.define_queue("Q.MD")
+    q = pymqi.Queue(qmgr, "Q.MD", OUT)
+    fails(lambda: put(q, b"x", MsgType=C.MQMT_REQUEST), C.MQRC_MISSING_REPLY_TO_Q)
+    fails(lambda: put(q, b"x", Report=C.MQRO_COA), C.MQRC_MISSING_REPLY_TO_Q)
+    fails(lambda: put(q, b"x", Report=C.MQRO_EXPIRATION, Expiry=100), 2027)
+    put(q, b"ok", Report=C.MQRO_PASS_MSG_ID)  # shapes a report, asks for none
+    put(q, b"ok", MsgType=C.MQMT_REQUEST, ReplyToQ=b"Q.MD")
+
+
+@pytest.mark.parametrize("msg_type", [0, 3, 9, 65535, 1_000_000_000])
+def test_undefined_system_message_types_are_2029(qmgr, msg_type: int) -> None:
+    qmgr.define_queue("Q.MT")
+    q = pymqi.Queue(qmgr, "Q.MT", OUT)
+    fails(lambda: put(q, b"x", MsgType=msg_type), C.MQRC_MSG_TYPE_ERROR)
+    put(q, b"app", MsgType=C.MQMT_APPL_FIRST)  # the application range is the application's
+
+
+def test_unlock_without_a_lock_warns_2209_and_takes_only_its_options(qmgr) -> None:
+    qmgr.define_queue("Q.UNLOCK")
+    q = pymqi.Queue(qmgr, "Q.UNLOCK", C.MQOO_BROWSE | OUT)
+    fails(lambda: get(q, options=C.MQGMO_UNLOCK), C.MQRC_NO_MSG_LOCKED, C.MQCC_WARNING)
+    both = C.MQGMO_UNLOCK | C.MQGMO_SYNCPOINT
+    fails(lambda: get(q, options=both), C.MQRC_OPTIONS_ERROR)
+    put(q, b"m")
+    assert get(q, options=C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK) == b"m"
+    assert get(q, options=C.MQGMO_UNLOCK) == b""  # a browse-only handle may unlock
+
+
+def test_no_context_leaves_the_put_time_blank(qmgr) -> None:
+    qmgr.define_queue("Q.NOCTX")
+    q = pymqi.Queue(qmgr, "Q.NOCTX", IN | OUT)
+    sent = put(q, b"x", C.MQPMO_NO_CONTEXT | C.MQPMO_NO_SYNCPOINT)
+    md = pymqi.MD()
+    assert get(q, md) == b"x"
+    for m in (sent, md):
+        assert (m.PutDate.strip(), m.PutTime.strip()) == (b"", b"")
+        assert m.PutApplType == C.MQAT_NO_CONTEXT
+
+
+def test_handles_of_a_disconnected_queue_manager_are_2018(qmgr, qmgr_name) -> None:
+    qm = pymqi.connect(qmgr_name)
+    qm.define_queue("Q.DISC")
+    q = pymqi.Queue(qm, "Q.DISC", IN | OUT)
+    qm.disconnect()
+    fails(lambda: put(q, b"lost?"), C.MQRC_HCONN_ERROR)
+    fails(lambda: get(q), C.MQRC_HCONN_ERROR)
+    fails(q.close, C.MQRC_HCONN_ERROR)
+    assert qmgr.queue_status("Q.DISC")["current_depth"] == 0  # nothing went anywhere
