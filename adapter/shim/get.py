@@ -26,6 +26,19 @@ _FREE_TO_ME = (ClaimStatus.FREE, ClaimStatus.MINE)
 
 _BLANK_DATE_TIME = (b" " * 8, b" " * 8)
 
+
+def _no_context(env: dict) -> bool:
+    """Every identity and origin field empty: MQPMO_NO_CONTEXT's mark (PutApplType alone
+    is not: SET_ALL_CONTEXT may set it to MQAT_NO_CONTEXT with a real context)."""
+    return (
+        env["PutApplType"] == C.MQAT_NO_CONTEXT
+        and not env["UserIdentifier"]
+        and not env["PutApplName"]
+        and not env["ApplIdentityData"]
+        and not env["ApplOriginData"]
+    )
+
+
 RETRY = object()  # a claim found candidates gone: the view changed, select again
 
 
@@ -439,7 +452,7 @@ class Getter:
             "ApplOriginData": pad_mqchar(env["ApplOriginData"], 4),
             "BackoutCount": env["BackoutCount"] + backout,
         }
-        if env["PutApplType"] == C.MQAT_NO_CONTEXT:  # no origin context: no put time
+        if _no_context(env):  # put with MQPMO_NO_CONTEXT: no origin context, no put time
             md["PutDate"], md["PutTime"] = _BLANK_DATE_TIME
         else:
             md["PutDate"], md["PutTime"] = put_date_time(env["PutTimestamp"])
