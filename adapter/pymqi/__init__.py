@@ -303,6 +303,8 @@ class Queue:
                 self.open(opts[0], opts[1])
 
     def _open_handle(self, qDesc, options: int) -> None:
+        if self._qmgr._conn is None:  # MQOPEN on an Hconn that MQDISC ended (or never made)
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HCONN_ERROR)
         conn = self._qmgr.get_handle()
         name = _name(qDesc.ObjectName if isinstance(qDesc, OD) else qDesc)
         if isinstance(qDesc, OD) and qDesc.ObjectType != _C.MQOT_Q:
@@ -313,6 +315,7 @@ class Queue:
             qDesc.ResolvedQName = name.encode()
             qDesc.ResolvedQMgrName = conn.qmgr.encode()
 
+    @_mqi
     def open(self, qDesc, *opts: Any) -> None:
         if self._handle is not None:
             raise PYIFError("The Queue is already open")
@@ -425,6 +428,8 @@ class Queue:
     @_mqi
     def inquire(self, attribute: int):
         handle = self._ensure_open(_C.MQOO_INQUIRE)
+        if handle.svc.closed:
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HCONN_ERROR)
         if not handle.options & _C.MQOO_INQUIRE:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_NOT_OPEN_FOR_INQUIRE)
         qdef, st = handle.qdef, handle.state

@@ -291,7 +291,10 @@ def test_handles_of_a_disconnected_queue_manager_are_2018(qmgr, qmgr_name) -> No
     qm = pymqi.connect(qmgr_name)
     qm.define_queue("Q.DISC")
     q = pymqi.Queue(qm, "Q.DISC", IN | OUT)
+    inq = pymqi.Queue(qm, "Q.DISC", C.MQOO_INQUIRE)
     qm.disconnect()
+    fails(lambda: pymqi.Queue(qm, "Q.DISC", IN), C.MQRC_HCONN_ERROR)  # MQOPEN
+    fails(lambda: inq.inquire(C.MQIA_MAX_Q_DEPTH), C.MQRC_HCONN_ERROR)  # MQINQ
     fails(lambda: put(q, b"lost?"), C.MQRC_HCONN_ERROR)
     fails(lambda: get(q), C.MQRC_HCONN_ERROR)
     fails(q.close, C.MQRC_HCONN_ERROR)
