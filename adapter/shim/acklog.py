@@ -10,13 +10,10 @@ reconciler and the rebuild) never count a consumption whose unit of work backed 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterable
 
-from confluent_kafka import OFFSET_BEGINNING, TopicPartition
-
 from adapter.shim import naming
-from adapter.shim.log import Log
+from adapter.shim.log import Log, read_range
 from adapter.shim.store import lane
 
 Record = tuple[str, bytes, bytes]  # (topic, key, value): what a producer sends
@@ -46,22 +43,11 @@ def records(qmgr: str, queue: str, offsets_by_lane: dict[str, list[int]]) -> lis
 def read(log: Log, qmgr: str, queue: str, start: int, end: int) -> dict[str, set[int]]:
     """Consumed offsets per lane in ack-log records [start, end), read_committed."""
     consumed: dict[str, set[int]] = {}
-    if end <= start:
-        return consumed
-    topic = naming.ack_topic(qmgr, queue)
-    reader = log.reader()
-    try:
-        reader.assign([TopicPartition(topic, 0, start if start > 0 else OFFSET_BEGINNING)])
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            for msg in reader.consume(1000, timeout=0.1):
-                if not msg.error() and msg.offset() < end:
-                    consumed.setdefault(msg.key().decode(), set()).update(decode(msg.value()))
-            # Under read_committed the position passes transaction markers too.
-            if reader.position([TopicPartition(topic, 0)])[0].offset >= end:
-                break
-    finally:
-        reader.close()
+
+    def on_record(msg) -> None:
+        consumed.setdefault(msg.key().decode(), set()).update(decode(msg.value()))
+
+    read_range(log, {(naming.ack_topic(qmgr, queue), 0): (start, end)}, on_record)
     return consumed
 
 

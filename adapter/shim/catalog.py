@@ -5,16 +5,13 @@ log."""
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import asdict, dataclass, fields
-
-from confluent_kafka import OFFSET_BEGINNING, TopicPartition
 
 from adapter import config
 from adapter.core import cmqc as C
 from adapter.core.errors import fail
 from adapter.shim import naming
-from adapter.shim.log import Log, Producer, TopicSpec, produce
+from adapter.shim.log import Log, Producer, TopicSpec, produce, read_range
 from adapter.shim.store import StateStore
 
 # Kafka's default record limit is ~1 MB; a segment plus its envelope must fit under it.
@@ -154,25 +151,17 @@ class Catalog:
         if not self.log.topic_exists(topic):
             return {}
         high = self.log.end_offsets([(topic, 0)])[(topic, 0)]
-        reader = self.log.reader()
-        try:
-            reader.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
-            out: dict[str, bytes] = {}
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                for msg in reader.consume(500, timeout=0.5):
-                    if msg.error():
-                        continue
-                    name = msg.key().decode()
-                    if msg.value() is None:
-                        out.pop(name, None)
-                    else:
-                        out[name] = msg.value()
-                if reader.position([TopicPartition(topic, 0)])[0].offset >= high:
-                    break
-            return out
-        finally:
-            reader.close()
+        out: dict[str, bytes] = {}
+
+        def on_record(msg) -> None:
+            name = msg.key().decode()
+            if msg.value() is None:  # a tombstone: DELETE QLOCAL
+                out.pop(name, None)
+            else:
+                out[name] = msg.value()
+
+        read_range(self.log, {(topic, 0): (0, high)}, on_record, timeout_s=30)
+        return out
 
     def names(self) -> list[str]:
         """Every queue defined (the durable list, from Kafka)."""

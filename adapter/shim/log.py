@@ -14,11 +14,15 @@ key(), value(), timestamp() -> (type, ms), error(). Partitions are
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from confluent_kafka import TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, TopicPartition
+
+log = logging.getLogger("mqk.shim.log")
 
 DeliveryCallback = Callable[[Any, Any], None]  # (KafkaError | None, Message)
 
@@ -138,3 +142,42 @@ def produce(
             return
         except BufferError:
             producer.poll(0.05)
+
+
+def read_range(
+    log_backend: Log,
+    ranges: dict[tuple[str, int], tuple[int, int]],
+    on_record: Callable[[Record], None],
+    timeout_s: float = 120.0,
+) -> bool:
+    """Read the committed records of offsets [start, end) of each partition, in offset
+    order per partition, calling `on_record` for each. Under read_committed a reader's
+    position passes transaction markers and aborted records too, so a partition is done
+    when its position reaches `end` (offsets of committed records have gaps). False, and
+    a warning, when the time ran out first."""
+    ends = {tp: end for tp, (start, end) in ranges.items() if end > start}
+    if not ends:
+        return True
+    pending = dict(ends)
+    reader = log_backend.reader()
+    try:
+        reader.assign(
+            [
+                TopicPartition(t, p, start if start > 0 else OFFSET_BEGINNING)
+                for (t, p), (start, end) in ranges.items()
+                if end > start
+            ]
+        )
+        deadline = time.monotonic() + timeout_s
+        while pending and time.monotonic() < deadline:
+            for msg in reader.consume(1000, timeout=0.1):
+                if not msg.error() and msg.offset() < ends[(msg.topic(), msg.partition())]:
+                    on_record(msg)
+            for tp in reader.position([TopicPartition(t, p) for t, p in pending]):
+                if tp.offset >= pending[(tp.topic, tp.partition)]:
+                    del pending[(tp.topic, tp.partition)]
+    finally:
+        reader.close()
+    if pending:
+        log.warning("reading %s stopped at the time limit before its end", sorted(pending))
+    return not pending

@@ -35,7 +35,6 @@ class QueueReader:
         self.log = log_backend
         self.clock = clock
         self.qdef = qdef
-        self.state = state
         self.closed = False
         self.view = QueueView()
         self.envelopes: dict[Key, dict] = {}

@@ -13,16 +13,13 @@ is marked complete.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
-
-from confluent_kafka import OFFSET_BEGINNING, TopicPartition
 
 from adapter import config
 from adapter.shim import acklog, naming
 from adapter.shim.catalog import QueueDef
 from adapter.shim.clock import Clock
-from adapter.shim.log import Log
+from adapter.shim.log import Log, read_range
 from adapter.shim.reconcile import apply_acks
 from adapter.shim.store import StateStore, lane
 
@@ -44,26 +41,12 @@ def _offsets_on_topics(log_backend: Log, qmgr: str, qdef: QueueDef) -> dict[str,
     """Every record offset of the queue's priority topics, per lane (committed only)."""
     prio_of = {naming.data_topic(qmgr, qdef.name, p): p for p in naming.PRIORITIES}
     ends = log_backend.end_offsets([(t, p) for t in prio_of for p in range(qdef.partitions)])
-    ends = {tp: end for tp, end in ends.items() if end > 0}
     out: dict[str, list[int]] = {}
-    if not ends:
-        return out
-    reader = log_backend.reader()
-    try:
-        reader.assign([TopicPartition(t, p, OFFSET_BEGINNING) for t, p in ends])
-        deadline = time.monotonic() + 120
-        pending = dict(ends)
-        while pending and time.monotonic() < deadline:
-            for msg in reader.consume(1000, timeout=0.2):
-                if not msg.error():
-                    ln = lane(prio_of[msg.topic()], msg.partition())
-                    out.setdefault(ln, []).append(msg.offset())
-            done = reader.position([TopicPartition(t, p) for t, p in pending])
-            for tp in done:  # under read_committed the position passes markers too
-                if tp.offset >= pending[(tp.topic, tp.partition)]:
-                    del pending[(tp.topic, tp.partition)]
-    finally:
-        reader.close()
+
+    def on_record(msg) -> None:
+        out.setdefault(lane(prio_of[msg.topic()], msg.partition()), []).append(msg.offset())
+
+    read_range(log_backend, {tp: (0, end) for tp, end in ends.items()}, on_record)
     return out
 
 
