@@ -11,7 +11,7 @@ cursor (`candidates(view, browse_cursor, req)`) and advances the get cursor.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, replace
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
@@ -231,8 +231,18 @@ def _rest_complete(view: QueueView, item: Item) -> bool:
     return bool(complete_message(view, item))
 
 
-def candidates(view: QueueView, cursor: GetCursor, req: GetRequest) -> Iterator[Item]:
-    """The items this MQGET may return, best first. Run `check_request` first."""
+def candidates(
+    view: QueueView,
+    cursor: GetCursor,
+    req: GetRequest,
+    selects: Callable[[Item], bool] | None = None,
+) -> Iterator[Item]:
+    """The items this MQGET may return, best first. Run `check_request` first.
+
+    `selects` is the handle's message selector (MQOD SelectionString): it decides where
+    a message, a group or a logical message starts, as the match options do; the rest
+    of a group or logical message under way follows in logical order, and the message
+    under the browse cursor was selected when the browse found it."""
     if req.under_cursor:
         # MatchOptions are ignored; the item is the one the browse cursor is on.
         item = view.get(cursor.last_key) if cursor.last_key is not None else None
@@ -273,6 +283,8 @@ def candidates(view: QueueView, cursor: GetCursor, req: GetRequest) -> Iterator[
                 req.group_id,
             ):
                 continue
+            if selects is not None and not selects(item):
+                continue
             if all_msgs and not _group_complete(view, item):
                 continue
             if all_segs and not _logical_complete(view, item):
@@ -283,6 +295,8 @@ def candidates(view: QueueView, cursor: GetCursor, req: GetRequest) -> Iterator[
     after = state.last_pos if req.browse else None
     for item in view.iter_after(after):
         if not matches(item, mo, req.msg_id, req.correl_id, req.group_id, req.seq, req.offset):
+            continue
+        if selects is not None and not selects(item):
             continue
         if req.complete_msg and item.offset != 0:
             continue  # a reassembled message is returned from its first segment

@@ -309,7 +309,8 @@ class Queue:
         name = _name(qDesc.ObjectName if isinstance(qDesc, OD) else qDesc)
         if isinstance(qDesc, OD) and qDesc.ObjectType != _C.MQOT_Q:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_OBJECT_TYPE_ERROR)
-        self._handle = conn.open(name, options)
+        selection = qDesc.get_vs("SelectionString") if isinstance(qDesc, OD) else None
+        self._handle = conn.open(name, options, selection)
         self._closed = False
         if isinstance(qDesc, OD):
             qDesc.ResolvedQName = name.encode()

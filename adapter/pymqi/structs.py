@@ -301,6 +301,37 @@ class MQOpts:
         """Member names in structure order (not in pymqi)."""
         return self._layout.names
 
+    # -- MQCHARV (variable-length strings) --------------------------------------------
+
+    def set_vs(
+        self,
+        vs_name: str,
+        vs_value: bytes | str | None = None,
+        vs_offset: int = 0,
+        vs_buffer_size: int = 0,
+        vs_ccsid: int = 0,
+    ) -> None:
+        """Set an MQCHARV member (ObjectString, SelectionString, ...) as ibmmq's
+        ``set_vs``: its VSLength, VSOffset, VSBufSize and VSCCSID fields, and the string
+        itself, which is kept with the structure (there is no C buffer to point at)."""
+        name = vs_name.removesuffix("VSPtr")
+        if f"{name}VSPtr" not in self._layout.index:
+            raise self._unknown(vs_name)
+        if isinstance(vs_value, str):
+            vs_value = vs_value.encode("utf-8")
+        self.__dict__.setdefault("_vs", {})[name] = vs_value
+        self[f"{name}VSOffset"] = vs_offset
+        self[f"{name}VSBufSize"] = vs_buffer_size
+        self[f"{name}VSLength"] = len(vs_value) if vs_value is not None else 0
+        self[f"{name}VSCCSID"] = vs_ccsid
+
+    def get_vs(self, vs_name: str) -> bytes | None:
+        """The string an MQCHARV member was set to with ``set_vs`` (None if never)."""
+        name = vs_name.removesuffix("VSPtr")
+        if f"{name}VSPtr" not in self._layout.index:
+            raise self._unknown(vs_name)
+        return self.__dict__.get("_vs", {}).get(name)
+
     # -- C structure -----------------------------------------------------------------
 
     def pack(self) -> bytes:

@@ -21,7 +21,8 @@ from confluent_kafka import KafkaException
 from adapter import config
 from adapter.core import cmqc as C
 from adapter.core.errors import fail
-from adapter.core.openrules import needs_context_authority, open_options_error
+from adapter.core.openrules import INPUT, needs_context_authority, open_options_error
+from adapter.core.selector import compile_selector
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import SYSTEM, Clock
 from adapter.shim.context import DEFAULT_CONTEXT
@@ -125,17 +126,22 @@ class Connection:
                     )
 
     # -- queues ----------------------------------------------------------------------
-    def open(self, name: str, options: int) -> QueueHandle:
-        """MQOPEN of a local queue: option rules, the object, the context authority the
-        options ask for, exclusive input (MQRC_OBJECT_IN_USE)."""
+    def open(
+        self, name: str, options: int, selection_string: str | bytes | None = None
+    ) -> QueueHandle:
+        """MQOPEN of a local queue: option rules, the selection string, the object, the
+        context authority the options ask for, exclusive input (MQRC_OBJECT_IN_USE)."""
         reason = open_options_error(options)
         if reason is not None:
             raise fail(reason)
+        selector = compile_selector(selection_string)
+        if selector is not None and not options & (INPUT | C.MQOO_BROWSE):
+            raise fail(C.MQRC_SELECTOR_INVALID_FOR_TYPE)  # it selects what gets see
         qdef = self.lookup_queue(name)
         if qdef is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
         self.check_context_authority(options)
-        return QueueHandle(self.services, qdef, options)
+        return QueueHandle(self.services, qdef, options, selector)
 
     def check_context_authority(self, options: int) -> None:
         """MQRC_NOT_AUTHORIZED for set/pass context options the policy does not grant

@@ -11,11 +11,13 @@ from adapter.core import getrules as gr
 from adapter.core.calls import GetRequest, GetResult
 from adapter.core.errors import MQMIError, fail, warning
 from adapter.core.model import Item
+from adapter.core.selector import Selector
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
 from adapter.shim.context import SAVED_FIELDS, pad_mqchar, put_date_time
 from adapter.shim.readahead import ReadAheadBuffer
 from adapter.shim.reader import QueueReader
+from adapter.shim.selection import message_lookup
 from adapter.shim.services import Services
 from adapter.shim.store import ClaimStatus, NoEpochError, QueueState
 
@@ -54,6 +56,7 @@ class Getter:
         state: QueueState,
         handle_id: str,
         ahead: ReadAheadBuffer,
+        selector: Selector | None = None,
     ) -> None:
         self.svc = svc
         self.qdef = qdef
@@ -69,6 +72,9 @@ class Getter:
         self._forgotten = 0
         # MQOO_SAVE_ALL_CONTEXT: the context of the last message got, for PASS_*_CONTEXT.
         self.saved_context: dict | None = None
+        # MQOD SelectionString: only messages it selects are seen by this handle.
+        self.selector = selector
+        self._selects = self._selected if selector is not None else None
 
     @property
     def reader(self) -> QueueReader:
@@ -77,6 +83,10 @@ class Getter:
                 self.svc.log, self.svc.qmgr, self.qdef, self.state, self.svc.clock
             )
         return self._reader
+
+    def _selected(self, item: Item) -> bool:
+        env = self.reader.envelopes.get(item.key)
+        return env is not None and self.selector.matches(message_lookup(env))
 
     def get(self, req: GetRequest, max_length: int | None, wait_interval: int) -> GetResult | None:
         """MQGET; None for MQGMO_UNLOCK (no message). Raises MQMIError for failures and
@@ -161,7 +171,7 @@ class Getter:
         batch: list[Item] = []
         expired: list[Item] = []
         first_error = None
-        for item in gr.candidates(view, sel_cursor, req):
+        for item in gr.candidates(view, sel_cursor, req, self._selects):
             if exp.is_expired(item.put_ms, item.expiry, now):
                 expired.append(item)
                 if len(expired) >= config.CLAIM_BATCH:

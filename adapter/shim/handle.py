@@ -8,6 +8,7 @@ from adapter.core import cmqc as C
 from adapter.core.calls import GetRequest, GetResult, PutRequest, PutResult
 from adapter.core.errors import fail
 from adapter.core.openrules import input_exclusive
+from adapter.core.selector import Selector
 from adapter.shim.catalog import QueueDef
 from adapter.shim.get import Getter
 from adapter.shim.put import Putter
@@ -16,7 +17,9 @@ from adapter.shim.services import Services
 
 
 class QueueHandle:
-    def __init__(self, svc: Services, qdef: QueueDef, options: int) -> None:
+    def __init__(
+        self, svc: Services, qdef: QueueDef, options: int, selector: Selector | None = None
+    ) -> None:
         self.svc = svc
         self.qdef = qdef
         self.name = qdef.name
@@ -25,7 +28,10 @@ class QueueHandle:
         self.state = svc.store.queue(qdef.name)
         self.putter = Putter(svc, qdef, options, self.state)
         self.ahead = ReadAheadBuffer(svc, qdef, options, self.state)
-        self.getter = Getter(svc, qdef, options, self.state, self.handle_id, self.ahead)
+        if selector is not None:
+            # Reading ahead takes a run of messages whatever their properties.
+            self.ahead.enabled = False
+        self.getter = Getter(svc, qdef, options, self.state, self.handle_id, self.ahead, selector)
         kinds = []
         exclusive = input_exclusive(options, qdef.shareable, qdef.def_input_exclusive)
         if exclusive is not None:
