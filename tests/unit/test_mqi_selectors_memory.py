@@ -145,3 +145,23 @@ def test_set_vs_keeps_the_string_and_its_length() -> None:
     assert od.get_vs("ObjectString") is None
     with pytest.raises(AttributeError):
         od.set_vs("NoSuchString", "x")
+
+
+def test_selection_on_the_jms_names_of_the_descriptor(qmgr) -> None:
+    qmgr.define_queue("Q.SEL.JMS")
+    out = pymqi.Queue(qmgr, "Q.SEL.JMS", OUT)
+    put(out, b"np", Persistence=C.MQPER_NOT_PERSISTENT, Priority=4)
+    put(out, b"p", Persistence=C.MQPER_PERSISTENT, Priority=4, CorrelId=b"\x01\x02")
+    cid = "ID:" + b"\x01\x02".ljust(24, b"\0").hex()
+    cases = {
+        "JMSDeliveryMode = 2": [b"p"],
+        "JMSPriority = 4 AND JMSDeliveryMode = 1": [b"np"],
+        f"JMSCorrelationID = '{cid}'": [b"p"],
+        "JMSCorrelationID IS NULL": [b"np"],  # CorrelId MQCI_NONE is null in JMS
+        "JMSRedelivered = FALSE AND JMSTimestamp > 0": [b"np", b"p"],
+    }
+    for selection, expected in cases.items():
+        browser = selecting(qmgr, "Q.SEL.JMS", selection, BROWSE)
+        seen = [body for body, _md in drain(browser, options=C.MQGMO_BROWSE_NEXT)]
+        assert seen == expected, selection
+        browser.close()
