@@ -33,6 +33,11 @@ def _admin(args: argparse.Namespace) -> int:
                 attrs = {k: v for k, v in vars(args).items() if k in _ATTRS and v is not None}
                 if args.defsopt:
                     attrs["def_input_exclusive"] = args.defsopt == "EXCL"
+                if args.model:  # DEFINE QMODEL: MQOPEN of it creates dynamic queues
+                    attrs["queue_type"] = pymqi.CMQC.MQQT_MODEL
+                    attrs["definition_type"] = _DEFTYPES[args.deftype or "TEMPDYN"]
+                elif args.deftype:
+                    raise ValueError("--deftype is an attribute of a model queue (--model)")
                 qdef = qm.define_queue(args.queue, replace=args.replace, **attrs)
                 print(f"AMQ8006I: IBM MQ queue created: {qdef.name}")
             elif args.command == "delete":
@@ -41,8 +46,11 @@ def _admin(args: argparse.Namespace) -> int:
             else:
                 st = qm.queue_status(args.queue)
                 a = st["attributes"]
+                model = a.get("queue_type", 1) == pymqi.CMQC.MQQT_MODEL
+                deftype = {v: k for k, v in _DEFTYPES.items()}.get(a.get("definition_type"))
                 print(
-                    f"QUEUE({st['queue']}) TYPE(QLOCAL) CURDEPTH({st['current_depth']}) "
+                    f"QUEUE({st['queue']}) TYPE({'QMODEL' if model else 'QLOCAL'}) "
+                    f"DEFTYPE({deftype or 'PREDEFINED'}) CURDEPTH({st['current_depth']}) "
                     f"IPPROCS({st['open_input_count']}) OPPROCS({st['open_output_count']}) "
                     f"MAXDEPTH({a['max_depth']}) MAXMSGL({a['max_msg_length']}) "
                     f"DEFPSIST({'YES' if a['def_persistence'] else 'NO'}) "
@@ -62,6 +70,12 @@ def _admin(args: argparse.Namespace) -> int:
         return 2
     return 0
 
+
+_DEFTYPES = {
+    "PREDEFINED": pymqi.CMQC.MQQDT_PREDEFINED,
+    "PERMDYN": pymqi.CMQC.MQQDT_PERMANENT_DYNAMIC,
+    "TEMPDYN": pymqi.CMQC.MQQDT_TEMPORARY_DYNAMIC,
+}
 
 _ATTRS = {
     "max_msg_length",
@@ -120,7 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mqk", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("define", help="DEFINE QLOCAL: create a queue (its priority topics)")
+    p = sub.add_parser(
+        "define", help="DEFINE QLOCAL (a queue and its priority topics) or QMODEL (--model)"
+    )
     p.add_argument("qmgr")
     p.add_argument("queue")
     p.add_argument("--max-msg-length", dest="max_msg_length", type=int)
@@ -150,9 +166,19 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["EXCL", "SHARED"],
         help="DEFSOPT: what MQOO_INPUT_AS_Q_DEF means (default EXCL, as MQ)",
     )
+    p.add_argument(
+        "--model",
+        action="store_true",
+        help="DEFINE QMODEL: a model queue, whose MQOPEN creates a dynamic queue",
+    )
+    p.add_argument(
+        "--deftype",
+        choices=["TEMPDYN", "PERMDYN"],
+        help="DEFTYPE of a model queue: what its dynamic queues are (default TEMPDYN, as MQ)",
+    )
     p.add_argument("--replace", action="store_true")
     p.set_defaults(func=_admin)
-    p = sub.add_parser("delete", help="DELETE QLOCAL")
+    p = sub.add_parser("delete", help="DELETE QLOCAL / QMODEL")
     p.add_argument("qmgr")
     p.add_argument("queue")
     p.add_argument("--purge", action="store_true", help="delete even if messages remain")

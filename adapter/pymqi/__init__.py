@@ -14,6 +14,7 @@ from typing import Any
 
 from adapter.core import cmqc as _C
 from adapter.core.calls import GetRequest, PutRequest
+from adapter.core.dynamic import DEFAULT_DYNAMIC_Q_NAME
 from adapter.core.model import id24
 from adapter.core.openrules import put1_open_options
 from adapter.pymqi import CMQC
@@ -257,7 +258,7 @@ class QueueManager:
         q = Queue(self)
         pmo_ = pmo_ or PMO()
         # MQPUT1 opens with what its put options need (its authority is checked as such).
-        q._open_handle(qDesc, put1_open_options(pmo_.Options))
+        q._open_handle(qDesc, put1_open_options(pmo_.Options), put1=True)
         try:
             q._put(msg, md_ or MD(), pmo_, put1=True)
         finally:
@@ -267,10 +268,17 @@ class QueueManager:
     # -- administration (DEFINE / DELETE QLOCAL, DISPLAY QSTATUS) ------------------
     @_mqi
     def define_queue(self, name: str, replace: bool = False, **attributes: Any):
+        """DEFINE QLOCAL, or DEFINE QMODEL with `queue_type=CMQC.MQQT_MODEL` (and
+        `definition_type` MQQDT_TEMPORARY_DYNAMIC, MQ's default, or
+        MQQDT_PERMANENT_DYNAMIC). Dynamic queues are made by MQOPEN of a model only."""
+        if "creator" in attributes:
+            raise ValueError("unknown queue attribute: creator")
         try:
             qdef = QueueDef(name=_name(name), **attributes)
         except TypeError as exc:
             raise ValueError(f"unknown queue attribute: {exc}") from None
+        if not qdef.is_model and qdef.definition_type != _C.MQQDT_PREDEFINED:
+            raise ValueError("a local queue is predefined: dynamic queues come from a model")
         return self.get_handle().define_queue(qdef, replace=replace)
 
     @_mqi
@@ -302,18 +310,25 @@ class Queue:
             if len(opts) > 1:
                 self.open(opts[0], opts[1])
 
-    def _open_handle(self, qDesc, options: int) -> None:
+    def _open_handle(self, qDesc, options: int, *, put1: bool = False) -> None:
         if self._qmgr._conn is None:  # MQOPEN on an Hconn that MQDISC ended (or never made)
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HCONN_ERROR)
         conn = self._qmgr.get_handle()
-        name = _name(qDesc.ObjectName if isinstance(qDesc, OD) else qDesc)
-        if isinstance(qDesc, OD) and qDesc.ObjectType != _C.MQOT_Q:
+        is_od = isinstance(qDesc, OD)
+        name = _name(qDesc.ObjectName if is_od else qDesc)
+        if is_od and qDesc.ObjectType != _C.MQOT_Q:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_OBJECT_TYPE_ERROR)
-        selection = qDesc.get_vs("SelectionString") if isinstance(qDesc, OD) else None
-        self._handle = conn.open(name, options, selection)
+        selection = qDesc.get_vs("SelectionString") if is_od else None
+        # A queue name alone opens with the MQOD's initial DynamicQName, as pymqi does.
+        dynamic = mqstr(qDesc.DynamicQName) if is_od else DEFAULT_DYNAMIC_Q_NAME
+        self._handle = conn.open(name, options, dynamic, put1=put1, selection_string=selection)
         self._closed = False
-        if isinstance(qDesc, OD):
-            qDesc.ResolvedQName = name.encode()
+        if is_od:
+            opened = self._handle.name  # a model queue's: the dynamic queue created
+            if opened != name:  # MQOPEN returns the new queue's name and queue manager
+                qDesc.ObjectName = opened.encode()
+                qDesc.ObjectQMgrName = conn.qmgr.encode()
+            qDesc.ResolvedQName = opened.encode()
             qDesc.ResolvedQMgrName = conn.qmgr.encode()
 
     @_mqi
@@ -416,13 +431,21 @@ class Queue:
     # -- MQCLOSE / MQINQ -----------------------------------------------------------
     @_mqi
     def close(self, options: int = _C.MQCO_NONE) -> None:
+        """MQCLOSE with its options (MQCO_DELETE, MQCO_DELETE_PURGE for dynamic queues).
+        A failed close (2045, 2046, 2055) leaves the queue open, as MQ does."""
         if self._closed:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HOBJ_ERROR)
         if self._handle is None:
             raise PYIFError("not open")
-        handle, self._handle, self._closed = self._handle, None, True
+        handle = self._handle
+        try:
+            comp, reason = handle.close(options)
+        except MQMIError as err:
+            if err.reason == _C.MQRC_HCONN_ERROR:  # MQDISC ended it: no handle left
+                self._handle, self._closed = None, True
+            raise
+        self._handle, self._closed = None, True
         # A warning (unterminated group) is raised after the queue manager closed it.
-        comp, reason = handle.close()
         if comp != _C.MQCC_OK:
             raise MQMIError(comp, reason)
 
@@ -433,6 +456,7 @@ class Queue:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HCONN_ERROR)
         if not handle.options & _C.MQOO_INQUIRE:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_NOT_OPEN_FOR_INQUIRE)
+        handle.check_queue()  # MQRC_Q_DELETED for a deleted dynamic queue
         qdef, st = handle.qdef, handle.state
         values = {
             _C.MQIA_CURRENT_Q_DEPTH: lambda: self._qmgr.get_handle().queue_status(qdef.name)[
@@ -446,7 +470,8 @@ class Queue:
             _C.MQIA_BACKOUT_THRESHOLD: lambda: qdef.backout_threshold,
             _C.MQIA_OPEN_INPUT_COUNT: lambda: st.open_counts()["input"],
             _C.MQIA_OPEN_OUTPUT_COUNT: lambda: st.open_counts()["output"],
-            _C.MQIA_Q_TYPE: lambda: _C.MQQT_LOCAL,
+            _C.MQIA_Q_TYPE: lambda: qdef.queue_type,
+            _C.MQIA_DEFINITION_TYPE: lambda: qdef.definition_type,
             _C.MQCA_Q_NAME: lambda: qdef.name.encode().ljust(_C.MQ_Q_NAME_LENGTH),
             _C.MQCA_BACKOUT_REQ_Q_NAME: lambda: qdef.backout_requeue_q.encode().ljust(48),
         }

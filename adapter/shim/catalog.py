@@ -1,6 +1,10 @@
-"""Queue definitions (DEFINE QLOCAL / DELETE QLOCAL): durable in a compacted Kafka topic,
-cached in the state store. Creating a queue creates its ten priority topics and its ack
-log."""
+"""Queue definitions (DEFINE QLOCAL / QMODEL, DELETE QLOCAL): durable in a compacted
+Kafka topic, cached in the state store. Creating a local queue creates its ten priority
+topics and its ack log; a model queue is a definition only (no topics: MQOPEN of it
+creates a dynamic local queue, see dynamic.py).
+
+Queue types and DefinitionType:
+<https://www.ibm.com/docs/zh-tw/SSFKSJ_9.2.0/refdev/q103160_.html>."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from adapter.shim.store import StateStore
 # Kafka's default record limit is ~1 MB; a segment plus its envelope must fit under it.
 DEFAULT_SEGMENT_SIZE = 900 * 1024
 _TOPIC_HEADROOM = 64 * 1024  # envelope, key and batch overhead above the payload
+_DYNAMIC = (C.MQQDT_PERMANENT_DYNAMIC, C.MQQDT_TEMPORARY_DYNAMIC)
 
 
 @dataclass
@@ -39,6 +44,32 @@ class QueueDef:
     put_inhibited: bool = False  # PUT(DISABLED)
     shareable: bool = True  # SHARE / NOSHARE: may several handles open it for input
     def_input_exclusive: bool = True  # DEFSOPT(EXCL) (MQ's default) / DEFSOPT(SHARED)
+    queue_type: int = C.MQQT_LOCAL  # QLOCAL or QMODEL (MQIA_Q_TYPE)
+    # DEFTYPE / MQIA_DEFINITION_TYPE. None: the type's default, MQQDT_PREDEFINED for a
+    # local queue (DEFINE QLOCAL), MQQDT_TEMPORARY_DYNAMIC for a model queue (MQ's
+    # DEFTYPE(TEMPDYN)). Records written before these fields decode as predefined
+    # local queues.
+    definition_type: int | None = None
+    # A dynamic queue: the state id of the handle whose MQOPEN created it (also what
+    # tells this incarnation of the name from a later one).
+    creator: str = ""
+
+    def __post_init__(self) -> None:
+        if self.definition_type is None:
+            model = self.queue_type == C.MQQT_MODEL
+            self.definition_type = C.MQQDT_TEMPORARY_DYNAMIC if model else C.MQQDT_PREDEFINED
+
+    @property
+    def is_model(self) -> bool:
+        return self.queue_type == C.MQQT_MODEL
+
+    @property
+    def is_dynamic(self) -> bool:
+        return self.queue_type == C.MQQT_LOCAL and self.definition_type in _DYNAMIC
+
+    @property
+    def is_temporary(self) -> bool:
+        return self.is_dynamic and self.definition_type == C.MQQDT_TEMPORARY_DYNAMIC
 
     def to_json(self) -> bytes:
         return json.dumps(asdict(self), sort_keys=True).encode()
@@ -62,6 +93,12 @@ class QueueDef:
             raise ValueError("partitions must be >= 1, max_depth and max_msg_length >= 0")
         if not self.segment_size >= 16:
             raise ValueError("segment_size must be at least 16 bytes")
+        if self.queue_type not in (C.MQQT_LOCAL, C.MQQT_MODEL):
+            raise ValueError("queue_type must be MQQT_LOCAL or MQQT_MODEL")
+        if self.is_model and self.definition_type not in _DYNAMIC:
+            raise ValueError("a model queue's definition_type is TEMPDYN or PERMDYN")
+        if not self.is_model and self.definition_type not in (C.MQQDT_PREDEFINED, *_DYNAMIC):
+            raise ValueError("definition_type must be an MQQDT_* value")
 
     def topic_configs(self) -> dict[str, str]:
         largest = max(self.segment_size, self.max_msg_length) + _TOPIC_HEADROOM
@@ -101,6 +138,16 @@ class Catalog:
         self.log.create_topics(
             {naming.catalog_topic(self.qmgr): TopicSpec(1, {"cleanup.policy": "compact"})}
         )
+        if not qdef.is_model:
+            self._create_topics(qdef)
+        self._write(qdef.name, qdef.to_json())
+        self.store.catalog_put(qdef.name, qdef.to_json())
+        # A new queue's state is complete (and empty) from the start.
+        self.store.queue(qdef.name).mark_complete()
+        self._defs[qdef.name] = qdef
+        return qdef
+
+    def _create_topics(self, qdef: QueueDef) -> None:
         topics = {
             naming.data_topic(self.qmgr, qdef.name, p): TopicSpec(
                 qdef.partitions, qdef.topic_configs()
@@ -109,26 +156,30 @@ class Catalog:
         }
         topics[naming.ack_topic(self.qmgr, qdef.name)] = TopicSpec(1, {"retention.ms": "-1"})
         self.log.create_topics(topics)
-        self._write(qdef.name, qdef.to_json())
-        self.store.catalog_put(qdef.name, qdef.to_json())
-        # A new queue's state is complete (and empty) from the start.
-        self.store.queue(qdef.name).mark_complete()
-        self._defs[qdef.name] = qdef
-        return qdef
 
     def delete(self, name: str, purge: bool = False) -> None:
-        if self.lookup(name, refresh=True) is None:
+        qdef = self.lookup(name, refresh=True)
+        if qdef is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
-        st = self.store.queue(name)
-        if not purge and st.depth() > 0:
+        if not purge and self.store.queue(name).depth() > 0:
             raise fail(C.MQRC_Q_NOT_EMPTY)
+        self.forget(name)
+        self.drop_storage(qdef)
+
+    def forget(self, name: str) -> None:
+        """The definition goes (tombstone and cache): the name is free, opens give
+        MQRC_UNKNOWN_OBJECT_NAME and open handles of a dynamic queue MQRC_Q_DELETED."""
         self._write(name, None)
-        topics = [naming.data_topic(self.qmgr, name, p) for p in naming.PRIORITIES]
-        topics.append(naming.ack_topic(self.qmgr, name))
-        self.log.delete_topics(topics)
-        st.drop()
         self.store.catalog_delete(name)
         self._defs.pop(name, None)
+
+    def drop_storage(self, qdef: QueueDef) -> None:
+        """The queue's topics (messages and ack log) and its state go."""
+        if not qdef.is_model:
+            topics = [naming.data_topic(self.qmgr, qdef.name, p) for p in naming.PRIORITIES]
+            topics.append(naming.ack_topic(self.qmgr, qdef.name))
+            self.log.delete_topics(topics)
+        self.store.queue(qdef.name).drop()
 
     def lookup(self, name: str, refresh: bool = False) -> QueueDef | None:
         if not refresh and name in self._defs:

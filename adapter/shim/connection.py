@@ -20,6 +20,7 @@ from confluent_kafka import KafkaException
 
 from adapter import config
 from adapter.core import cmqc as C
+from adapter.core.dynamic import DEFAULT_DYNAMIC_Q_NAME
 from adapter.core.errors import fail
 from adapter.core.openrules import INPUT, needs_context_authority, open_options_error
 from adapter.core.selector import compile_selector
@@ -111,6 +112,16 @@ class Connection:
         self._renewed_at = self.clock.monotonic()
         self.pump.start()
         _LIVE.add(self)
+        self._sweep_dynamic()
+
+    def _sweep_dynamic(self) -> None:
+        """Temporary dynamic queues whose creator died go when a connection starts (and
+        when a model queue is opened): see shim/dynamic.py. Best effort: a failure here
+        must not fail MQCONN, the next connection sweeps again."""
+        try:
+            self.services.dynamic.sweep_if_due()
+        except BACKEND_ERRORS:
+            log.warning("sweeping dead temporary dynamic queues failed", exc_info=True)
 
     def _tick(self) -> None:
         self.txn.renew()
@@ -127,10 +138,19 @@ class Connection:
 
     # -- queues ----------------------------------------------------------------------
     def open(
-        self, name: str, options: int, selection_string: str | bytes | None = None
+        self,
+        name: str,
+        options: int,
+        dynamic_name: str = DEFAULT_DYNAMIC_Q_NAME,
+        *,
+        put1: bool = False,
+        selection_string: str | bytes | None = None,
     ) -> QueueHandle:
         """MQOPEN of a local queue: option rules, the selection string, the object, the
-        context authority the options ask for, exclusive input (MQRC_OBJECT_IN_USE)."""
+        context authority the options ask for, exclusive input (MQRC_OBJECT_IN_USE).
+        MQOPEN of a model queue creates a dynamic queue named after `dynamic_name` (MQOD
+        DynamicQName) and opens that (the handle's `name`); MQPUT1 (`put1`) of a model
+        queue is MQRC_Q_TYPE_ERROR."""
         reason = open_options_error(options)
         if reason is not None:
             raise fail(reason)
@@ -138,10 +158,23 @@ class Connection:
         if selector is not None and not options & (INPUT | C.MQOO_BROWSE):
             raise fail(C.MQRC_SELECTOR_INVALID_FOR_TYPE)  # it selects what gets see
         qdef = self.lookup_queue(name)
+        if qdef is not None and qdef.is_dynamic:  # they come and go: not from the cache
+            qdef = self.lookup_queue(name, refresh=True)
         if qdef is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+        if qdef.is_model and put1:
+            raise fail(C.MQRC_Q_TYPE_ERROR)
         self.check_context_authority(options)
-        return QueueHandle(self.services, qdef, options, selector)
+        if not qdef.is_model:
+            return QueueHandle(self.services, qdef, options, selector=selector)
+        self._sweep_dynamic()
+        ids = self.services.new_handle_id()
+        dynamic = self.services.dynamic.create(qdef, dynamic_name, ids[1])
+        try:
+            return QueueHandle(self.services, dynamic, options, ids, selector=selector)
+        except BaseException:
+            self.services.dynamic.delete(dynamic)  # no handle: nobody would delete it
+            raise
 
     def check_context_authority(self, options: int) -> None:
         """MQRC_NOT_AUTHORIZED for set/pass context options the policy does not grant
@@ -201,10 +234,39 @@ class Connection:
 
     def commit(self) -> None:
         self.barrier()
-        self.txn.commit()
+        try:
+            self.txn.commit()
+        finally:
+            self._drop_deleted()
 
     def backout(self) -> None:
-        self.txn.backout()
+        try:
+            self.txn.backout()
+        finally:
+            self._drop_deleted()
+
+    def _drop_deleted(self) -> None:
+        """The storage of the temporary queues closed while the ended unit of work
+        touched them."""
+        pending, self.services.deleted_after_uow = self.services.deleted_after_uow, []
+        for qdef in pending:
+            try:
+                self.services.dynamic.drop_storage(qdef)
+            except Exception:
+                log.warning("dropping deleted queue %s failed", qdef.name, exc_info=True)
+
+    def _delete_temporary(self) -> None:
+        """MQDISC or the end of the application: the temporary dynamic queues this
+        connection created and did not close go, with their messages (MQ deletes them
+        when the creating application ends). A failure is logged: the creator's lease
+        then runs out and the next sweep deletes them."""
+        temporary, self.services.temporary = self.services.temporary, {}
+        for qdef in temporary.values():
+            try:
+                self.services.dynamic.delete(qdef)
+            except Exception:
+                log.warning("deleting temporary queue %s failed", qdef.name, exc_info=True)
+        self._drop_deleted()
 
     def async_status(self, reset: bool = True) -> AsyncStatus:
         """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR)'s figures for this connection."""
@@ -224,6 +286,7 @@ class Connection:
             self.barrier()
             self.txn.commit()
         finally:
+            self._delete_temporary()
             self.store.close()
             self.log.close()
 
@@ -236,5 +299,6 @@ class Connection:
             self.barrier()
         finally:
             self.txn.backout()
+            self._delete_temporary()
             self.store.close()
             self.log.close()

@@ -366,6 +366,11 @@ class MemoryQueueState:
         with self._store._call():
             self._d().opens.pop(handle, None)
 
+    def open_live(self, handle: str) -> bool:
+        with self._store._call():
+            held = self._d().opens.get(handle)
+            return held is not None and held[1] > self._now_ms()
+
     def open_counts(self) -> dict[str, int]:
         with self._store._call():
             now = self._now_ms()
@@ -502,6 +507,10 @@ class MemoryStore:
     def catalog_delete(self, name: str) -> None:
         with self._call():
             self.server.catalogs.get(self.qmgr, {}).pop(name, None)
+
+    def catalog_all(self) -> dict[str, bytes]:
+        with self._call_retried():
+            return dict(self.server.catalogs.get(self.qmgr, {}))
 
     def add_depths_once(self, token: str, seq: int, deltas: dict[str, int]) -> bool:
         applied = False

@@ -87,6 +87,10 @@ class Putter:
             persistence = self.qdef.def_persistence
         elif persistence not in (C.MQPER_PERSISTENT, C.MQPER_NOT_PERSISTENT):
             raise fail(C.MQRC_PERSISTENCE_ERROR)
+        if persistence == C.MQPER_PERSISTENT and self.qdef.is_temporary:
+            # Given or taken from DEFPSIST: a temporary dynamic queue holds none (2048,
+            # https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041190_.html).
+            raise fail(C.MQRC_PERSISTENT_NOT_ALLOWED)
         priority = req.priority
         warning = None
         if priority == C.MQPRI_PRIORITY_AS_Q_DEF:

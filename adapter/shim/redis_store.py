@@ -453,6 +453,10 @@ class RedisQueueState:
     def unregister_open(self, handle: str) -> None:
         self.r.hdel(self.prefix + "opens", handle)
 
+    def open_live(self, handle: str) -> bool:
+        raw = self.r.hget(self.prefix + "opens", handle)
+        return raw is not None and int(raw.rsplit(b"|", 1)[1]) > self._now_ms()
+
     def open_counts(self) -> dict[str, int]:
         now = self._now_ms()
         counts = {"input": 0, "output": 0, "browse": 0}
@@ -520,6 +524,10 @@ class RedisStore:
 
     def catalog_delete(self, name: str) -> None:
         self.client.hdel(self._catalog, name)
+
+    def catalog_all(self) -> dict[str, bytes]:
+        raw = self._transient(self.client.hgetall)(self._catalog)
+        return {k.decode(): v for k, v in raw.items()}
 
     def add_depths_once(self, token: str, seq: int, deltas: dict[str, int]) -> bool:
         applied = False

@@ -17,6 +17,7 @@ from adapter.core.errors import fail
 from adapter.shim import recovery, reports
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import Clock
+from adapter.shim.dynamic import DynamicQueues
 from adapter.shim.log import Log
 from adapter.shim.pump import Pump
 from adapter.shim.reconcile import reconcile
@@ -55,6 +56,13 @@ class Services:
         # Open handles by Hobj: PMO.Context names one (MQPMO_PASS_*_CONTEXT); the pump
         # renews their registrations.
         self.handles: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+        self.dynamic = DynamicQueues(catalog, store, clock, conn_id)
+        # Temporary dynamic queues this connection created and has not yet deleted, by
+        # creating handle id: MQDISC deletes them.
+        self.temporary: dict[str, QueueDef] = {}
+        # Deleted while this connection's unit of work touched them: their topics and
+        # state go when it ends (MQ's logical deletion).
+        self.deleted_after_uow: list[QueueDef] = []
 
     def new_msg_id(self) -> bytes:
         return self._id_prefix + next(self._id_counter).to_bytes(8, "big")

@@ -156,6 +156,11 @@ class QueueState(Protocol):
 
     def unregister_open(self, handle: str) -> None: ...
 
+    def open_live(self, handle: str) -> bool:
+        """Whether `handle` is registered and its lease runs (a dynamic queue's creator
+        that stopped renewing has died: dynamic.py sweeps its temporary queue)."""
+        ...
+
     def open_counts(self) -> dict[str, int]:
         """{'input': n, 'output': n, 'browse': n} of the live handles."""
         ...
@@ -189,6 +194,10 @@ class StateStore(Protocol):
     def catalog_put(self, name: str, definition: bytes) -> None: ...
 
     def catalog_delete(self, name: str) -> None: ...
+
+    def catalog_all(self) -> dict[str, bytes]:
+        """Every cached definition (name -> definition)."""
+        ...
 
     def add_depths_once(self, token: str, seq: int, deltas: dict[str, int]) -> bool:
         """Add `deltas` to the queues' depths unless `token` already applied a `seq` this

@@ -178,6 +178,14 @@ class UnitsOfWork:
         tp = (msg.topic(), msg.partition())
         uow.written[tp] = max(uow.written.get(tp, -1), msg.offset())
 
+    def touches(self, queue: str) -> bool:
+        """Whether the current unit of work has puts to or gets from `queue` (MQCLOSE's
+        MQRC_Q_NOT_EMPTY, and a temporary queue's deletion waits for the outcome)."""
+        uow = self.current
+        if uow is None:
+            return False
+        return queue in uow.puts or any(held.queue == queue for held in uow.gets)
+
     def hold(self, queue: str, item: Item, env: dict[str, Any], returner: Returner) -> None:
         """A syncpoint get: its consumption commits with the unit of work."""
         self.begin().gets.append(HeldGet(queue, item, env, returner))

@@ -198,6 +198,7 @@ ops = weighted(
     (_op("register_open", st.sampled_from(["h1", "h2", "h3"]), st.sampled_from(KINDS), leases), 2),
     (_op("unregister_open", st.sampled_from(["h1", "h2", "h3"])), 1),
     (_op("open_counts"), 2),
+    (_op("open_live", st.sampled_from(["h1", "h2", "h3"])), 1),
     (ticks, 8),
 )
 rare = st.one_of(_op("wipe"), _op("mark_complete"), _op("drop"))

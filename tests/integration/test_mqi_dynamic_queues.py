@@ -1,0 +1,111 @@
+"""Dynamic queues on the real stack: a temporary reply queue made by MQOPEN of a model,
+used for a request/reply, whose MQCLOSE deletes its Kafka topics and Redis keys; and
+the temporary queue of a SIGKILLed creator, deleted by the next connection once the
+creator's lease ran out (the rule tables run on the in-memory backends in
+tests/unit/test_mqi_dynamic_queues_memory.py)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import adapter.pymqi as pymqi
+from adapter.shim import naming
+from adapter.shim.redis_store import queue_prefix
+from tests.integration.conftest import mqerror
+
+pytestmark = pytest.mark.integration
+C = pymqi.CMQC
+MODEL = "REPLY.MODEL"
+
+
+def _topics(qm, name: str) -> list[bool]:
+    log = qm.get_handle().log
+    names = [naming.data_topic(qm.get_name(), name, p) for p in naming.PRIORITIES]
+    names.append(naming.ack_topic(qm.get_name(), name))
+    return [log.topic_exists(t) for t in names]
+
+
+def _redis_keys(qm, name: str) -> list[bytes]:
+    prefix = queue_prefix(qm.get_name(), name)
+    return list(qm.get_handle().redis.scan_iter(match=prefix + "*"))
+
+
+def test_request_reply_on_a_temporary_queue_and_close_deletes_it(qmgr, qmgr_name) -> None:
+    qmgr.define_queue("APP.REQUESTS")
+    qmgr.define_queue(MODEL, queue_type=C.MQQT_MODEL)
+    assert not any(_topics(qmgr, MODEL))  # a model queue is a definition only
+    od = pymqi.OD(ObjectName=MODEL.encode(), DynamicQName=b"CLIENT.*")
+    replies = pymqi.Queue(qmgr, od, C.MQOO_INPUT_EXCLUSIVE | C.MQOO_INQUIRE)
+    reply_q = pymqi.structs.mqstr(od.ObjectName)
+    assert reply_q.startswith("CLIENT.") and all(_topics(qmgr, reply_q))
+    assert replies.inquire(C.MQIA_DEFINITION_TYPE) == C.MQQDT_TEMPORARY_DYNAMIC
+    request = pymqi.MD(MsgType=C.MQMT_REQUEST, ReplyToQ=reply_q.encode())
+    pymqi.Queue(qmgr, "APP.REQUESTS").put(b"ping", request)
+
+    server = pymqi.connect(qmgr_name)
+    got = pymqi.MD()
+    requests = pymqi.Queue(server, "APP.REQUESTS", C.MQOO_INPUT_SHARED)
+    assert requests.get(None, got) == b"ping"
+    answer = pymqi.Queue(server, pymqi.structs.mqstr(got.ReplyToQ), C.MQOO_OUTPUT)
+    answer.put(b"pong", pymqi.MD(MsgType=C.MQMT_REPLY, CorrelId=got.MsgId))
+    with pytest.raises(pymqi.MQMIError) as exc:
+        answer.put(b"kept?", pymqi.MD(Persistence=C.MQPER_PERSISTENT))
+    assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_PERSISTENT_NOT_ALLOWED)
+
+    md = pymqi.MD(CorrelId=request.MsgId)
+    gmo = pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=5000, Version=2)
+    gmo.MatchOptions = C.MQMO_MATCH_CORREL_ID
+    assert replies.get(None, md, gmo) == b"pong"
+    replies.close()
+    assert not any(_topics(qmgr, reply_q)) and _redis_keys(qmgr, reply_q) == []
+    with pytest.raises(pymqi.MQMIError) as exc:
+        answer.put(b"late", pymqi.MD())
+    assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_Q_DELETED)
+    answer.close()
+    server.disconnect()
+
+
+def test_a_killed_creators_temporary_queue_goes_after_its_lease(qmgr, qmgr_name) -> None:
+    qmgr.define_queue(MODEL, queue_type=C.MQQT_MODEL)
+    creator = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
+                import time, adapter.pymqi as pymqi
+                C = pymqi.CMQC
+                qm = pymqi.connect({qmgr_name!r})
+                od = pymqi.OD(ObjectName=b"{MODEL}", DynamicQName=b"DOOMED.*")
+                q = pymqi.Queue(qm, od, C.MQOO_INPUT_EXCLUSIVE)
+                q2 = pymqi.Queue(qm, od.ObjectName, C.MQOO_OUTPUT)
+                q2.put(b"left behind")
+                print(pymqi.structs.mqstr(od.ObjectName), flush=True)
+                time.sleep(600)
+            """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, MQK_OPEN_LEASE_MS="3000"),
+    )
+    try:
+        name = creator.stdout.readline().strip()
+        assert name.startswith("DOOMED.") and all(_topics(qmgr, name))
+        time.sleep(4)  # past one lease: the live creator renews it
+        pymqi.connect(qmgr_name).disconnect()  # a connection starts and sweeps
+        assert qmgr.get_handle().lookup_queue(name, refresh=True) is not None
+        creator.send_signal(signal.SIGKILL)
+        creator.wait(30)
+        time.sleep(3.5)  # the lease runs out
+        pymqi.connect(qmgr_name).disconnect()
+        assert qmgr.get_handle().lookup_queue(name, refresh=True) is None
+        assert not any(_topics(qmgr, name)) and _redis_keys(qmgr, name) == []
+    finally:
+        if creator.poll() is None:
+            creator.kill()
