@@ -54,7 +54,7 @@ __all__ = [
     "version_of",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Version byte written in front of every envelope by :func:`encode`."""
 
 SCHEMA_PATH = Path(__file__).with_name("mq_envelope.avsc")
@@ -89,7 +89,10 @@ def _parse(schema: dict[str, Any]) -> dict[str, Any]:
 PARSED_SCHEMA = fastavro.parse_schema(copy.deepcopy(SCHEMA))
 """fastavro-parsed current schema *with* logical types (PutTimestamp reads as datetime)."""
 
-SCHEMAS: dict[int, dict[str, Any]] = {SCHEMA_VERSION: _parse(SCHEMA)}
+with SCHEMA_PATH.with_name("mq_envelope.v1.avsc").open(encoding="utf-8") as _f:
+    _SCHEMA_V1: dict[str, Any] = json.load(_f)
+
+SCHEMAS: dict[int, dict[str, Any]] = {1: _parse(_SCHEMA_V1), SCHEMA_VERSION: _parse(SCHEMA)}
 """Registry {version: parsed schema}. Parsed without logical types (timestamps are ints).
 When the schema changes: keep the old .avsc (e.g. ``mq_envelope.v1.avsc``), register it
 here under its version, and bump :data:`SCHEMA_VERSION`."""

@@ -52,6 +52,7 @@ EXPECTED_FIELDS = [
     "ApplOriginData",
     "BackoutCount",
     "Payload",
+    "Properties",
 ]
 
 
@@ -90,6 +91,7 @@ def envelopes(draw: st.DrawFn) -> dict:
                 st.sampled_from([b"", b"\x00", b"\x00" * 1000, bytes(range(256)) * 70]),
             )
         ),
+        "Properties": draw(st.binary(max_size=40)),
     }
 
 
@@ -134,6 +136,7 @@ def test_schema_types() -> None:
     assert types["AccountingToken"]["size"] == 32
     assert types["PutTimestamp"] == {"type": "long", "logicalType": "timestamp-millis"}
     assert types["Payload"] == "bytes"
+    assert types["Properties"] == "bytes"
     for name in ("Format", "ReplyToQ", "ReplyToQMgr", "UserIdentifier", "ApplIdentityData"):
         assert types[name] == "string"
     for name in ("PutApplName", "ApplOriginData"):
@@ -145,6 +148,7 @@ def test_schema_types() -> None:
         "AccountingToken",
         "PutTimestamp",
         "Payload",
+        "Properties",
         "Format",
         "ReplyToQ",
         "ReplyToQMgr",
@@ -278,7 +282,7 @@ FIXED_EXAMPLES = [
 @pytest.mark.parametrize("env", FIXED_EXAMPLES, ids=range(len(FIXED_EXAMPLES)))
 def test_round_trip_fixed_examples(env: dict) -> None:
     data = codec.encode(env)
-    assert data[0] == codec.SCHEMA_VERSION == 1
+    assert data[0] == codec.SCHEMA_VERSION == 2
     assert codec.decode(data) == env
     assert data == fastavro_encode(env)
 
@@ -425,13 +429,13 @@ def test_envelope_error_is_value_error() -> None:
 
 def test_version_byte() -> None:
     data = codec.encode(codec.new_envelope())
-    assert codec.version_of(data) == 1
-    assert set(codec.SCHEMAS) == {1}
+    assert codec.version_of(data) == 2
+    assert set(codec.SCHEMAS) == {1, 2}
     with pytest.raises(codec.EnvelopeError):
         codec.version_of(b"")
 
 
-@pytest.mark.parametrize("version", [0, 2, 99, 255])
+@pytest.mark.parametrize("version", [0, 3, 99, 255])
 def test_unknown_version_byte(version: int) -> None:
     data = bytes([version]) + codec.encode(codec.new_envelope())[1:]
     with pytest.raises(codec.EnvelopeError, match=f"unknown envelope schema version {version}"):
@@ -448,6 +452,18 @@ def test_registered_older_version_reads_through_fastavro(monkeypatch: pytest.Mon
         codec.decode(data[:-2])
     with pytest.raises(codec.EnvelopeError, match="trailing"):
         codec.decode(data + b"\0")
+
+
+def test_a_version_1_envelope_reads_with_no_properties() -> None:
+    """Records written before schema version 2 (no Properties field) still decode."""
+    env = codec.new_envelope(Payload=b"old", Priority=4)
+    v1 = {k: v for k, v in env.items() if k != "Properties"}
+    bio = io.BytesIO()
+    bio.write(b"\x01")
+    fastavro.schemaless_writer(bio, codec.SCHEMAS[1], v1, strict=True)
+    out = codec.decode(bio.getvalue())
+    assert out == env and out["Properties"] == b""
+    assert list(out) == list(env)
 
 
 def test_empty_input() -> None:
