@@ -72,7 +72,22 @@ def context_authority(user: str) -> bool:
     authorities), from MQK_CONTEXT_AUTHORITY: a comma list of user ids, or '*' for
     every user. Unset or empty: nobody, so no application can forge another's identity
     unless the administrator allows it."""
-    allowed = {u.strip() for u in os.environ.get(CONTEXT_AUTHORITY_ENV, "").split(",")}
+    return _listed(CONTEXT_AUTHORITY_ENV, user)
+
+
+ALTERNATE_USER_AUTHORITY_ENV = "MQK_ALTERNATE_USER_AUTHORITY"
+
+
+def alternate_user_authority(user: str) -> bool:
+    """The queue manager's policy for MQOO_ALTERNATE_USER_AUTHORITY (and MQPUT1's
+    MQPMO_ALTERNATE_USER_AUTHORITY): the users allowed to have an open checked as another
+    user id (MQ's +altusr authority), from MQK_ALTERNATE_USER_AUTHORITY: a comma list of
+    user ids, or '*' for every user. Unset or empty: nobody (MQRC_NOT_AUTHORIZED)."""
+    return _listed(ALTERNATE_USER_AUTHORITY_ENV, user)
+
+
+def _listed(variable: str, user: str) -> bool:
+    allowed = {u.strip() for u in os.environ.get(variable, "").split(",")}
     return "*" in allowed or user in allowed
 
 

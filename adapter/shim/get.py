@@ -466,8 +466,11 @@ class Getter:
             md["PutDate"], md["PutTime"] = _BLANK_DATE_TIME
         else:
             md["PutDate"], md["PutTime"] = put_date_time(env["PutTimestamp"])
-        if removed and self.options & C.MQOO_SAVE_ALL_CONTEXT:
-            self.saved_context = {f: env[f] for f in SAVED_FIELDS}
+        if self.options & C.MQOO_SAVE_ALL_CONTEXT:
+            if removed:
+                self.saved_context = {f: env[f] for f in SAVED_FIELDS}
+            elif req.options & _BROWSING:  # a browse leaves no context to pass (2098)
+                self.saved_context = None
         group_status, segment_status, segmentation = gr.gmo_status(item, req)
         gmo = {
             "GroupStatus": group_status,
