@@ -126,8 +126,9 @@ class Connection:
 
     # -- queues ----------------------------------------------------------------------
     def open(self, name: str, options: int) -> QueueHandle:
-        """MQOPEN of a local queue: option rules, the object, the context authority the
-        options ask for, exclusive input (MQRC_OBJECT_IN_USE)."""
+        """MQOPEN of a local queue: option rules, the object (its current definition),
+        the context authority the options ask for, exclusive input (MQRC_OBJECT_IN_USE),
+        a delete in progress (MQRC_UNKNOWN_OBJECT_NAME)."""
         reason = open_options_error(options)
         if reason is not None:
             raise fail(reason)
@@ -135,7 +136,7 @@ class Connection:
         if qdef is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
         self.check_context_authority(options)
-        return QueueHandle(self.services, qdef, options)
+        return QueueHandle(self.services, qdef, options, self.catalog.mark_of(name))
 
     def check_context_authority(self, options: int) -> None:
         """MQRC_NOT_AUTHORIZED for set/pass context options the policy does not grant
@@ -153,6 +154,9 @@ class Connection:
 
     def define_queue(self, qdef: QueueDef, replace: bool = False) -> QueueDef:
         return self.catalog.define(qdef, replace=replace)
+
+    def alter_queue(self, name: str, **changes: object) -> QueueDef:
+        return self.catalog.alter(name, **changes)
 
     def delete_queue(self, name: str, purge: bool = False) -> None:
         self.catalog.delete(name, purge=purge)

@@ -1,28 +1,37 @@
 """An open queue (MQOPEN's object handle): a putter, a getter and a read-ahead buffer,
-and the handle's registration in the queue's open counts (IPPROCS / OPPROCS)."""
+the handle's registration in the queue's open counts (IPPROCS / OPPROCS), which also
+keeps DELETE QLOCAL out, and the queue's current definition (ALTER, DELETE)."""
 
 from __future__ import annotations
+
+import logging
 
 from adapter import config
 from adapter.core import cmqc as C
 from adapter.core.calls import GetRequest, GetResult, PutRequest, PutResult
-from adapter.core.errors import fail
+from adapter.core.errors import MQMIError, fail
 from adapter.core.openrules import input_exclusive
-from adapter.shim.catalog import QueueDef
+from adapter.shim.catalog import QueueDef, incarnation
 from adapter.shim.get import Getter
 from adapter.shim.put import Putter
 from adapter.shim.readahead import ReadAheadBuffer
 from adapter.shim.services import Services
+from adapter.shim.store import QueueDeletedError
+
+log = logging.getLogger("mqk.shim.handle")
 
 
 class QueueHandle:
-    def __init__(self, svc: Services, qdef: QueueDef, options: int) -> None:
+    def __init__(self, svc: Services, qdef: QueueDef, options: int, mark: str) -> None:
+        """`mark`: the definition mark `qdef` is current under (Catalog.lookup)."""
         self.svc = svc
         self.qdef = qdef
         self.name = qdef.name
         self.options = options
         self.hobj, self.handle_id = svc.new_handle_id()
         self.state = svc.store.queue(qdef.name)
+        self._mark = mark
+        self.gone = False  # its queue was deleted: every call but MQCLOSE is MQRC_Q_DELETED
         self.putter = Putter(svc, qdef, options, self.state)
         self.ahead = ReadAheadBuffer(svc, qdef, options, self.state)
         self.getter = Getter(svc, qdef, options, self.state, self.handle_id, self.ahead)
@@ -34,12 +43,20 @@ class QueueHandle:
             kinds.append("output")
         if options & C.MQOO_BROWSE:
             kinds.append("browse")
+        # Every open counts for DELETE QLOCAL, an inquire-only one too (IBM's DELETE
+        # queues: "if an application has this queue open").
+        if options & C.MQOO_INQUIRE:
+            kinds.append("inquire")
+        if options & C.MQOO_SET:
+            kinds.append("set")
         self.kinds = ",".join(kinds)
         self.closed = False
         # Registered last: a refused open leaves nothing behind.
-        if self.kinds and not self.state.register_open(
-            self.handle_id, self.kinds, config.OPEN_LEASE_MS
-        ):
+        try:
+            registered = self.state.register_open(self.handle_id, self.kinds, config.OPEN_LEASE_MS)
+        except QueueDeletedError:  # deleted (or being deleted) since the lookup
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME) from None
+        if not registered:
             raise fail(C.MQRC_OBJECT_IN_USE)
         svc.handles[self.hobj] = self
 
@@ -51,24 +68,70 @@ class QueueHandle:
         """Keep the registration (open counts, exclusive input) alive; the connection's
         pump calls it every third of the lease. False if another handle took the queue
         exclusively after this one's lease had run out."""
-        if self.closed or not self.kinds:
+        if self.closed or self.gone or not self.kinds:
             return True
-        return self.state.register_open(self.handle_id, self.kinds, config.OPEN_LEASE_MS)
+        try:
+            return self.state.register_open(self.handle_id, self.kinds, config.OPEN_LEASE_MS)
+        except QueueDeletedError:
+            # Deleted, or a delete in progress that may still fail: the next call's
+            # definition check tells which.
+            log.info("%s: not renewed, the queue is being deleted or was", self.name)
+            return True
+
+    def current(self) -> QueueDef:
+        """The queue's definition now (every MQPUT, MQGET and MQINQ asks first): an ALTER
+        made by any connection is seen by the next call, and a handle whose queue was
+        deleted (its lease ran out, or a forced delete) gets MQRC_Q_DELETED, which IBM
+        documents for handles of a deleted dynamic queue
+        (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041230_.html). Costs no
+        round trip while the definition is unchanged (store.QueueState.definition)."""
+        if self.gone:
+            raise fail(C.MQRC_Q_DELETED)
+        mark = self.state.definition()
+        if mark != self._mark:
+            self._changed(mark)
+        return self.qdef
+
+    def _changed(self, mark: str | None) -> None:
+        qdef = self.svc.catalog.lookup(self.name, refresh=True)
+        if (
+            qdef is None
+            or qdef.incarnation != self.qdef.incarnation
+            or (mark is not None and incarnation(mark) != qdef.incarnation)
+        ):
+            self.gone = True  # deleted, and perhaps defined again: another queue now
+            raise fail(C.MQRC_Q_DELETED)
+        # ALTER / DEFINE REPLACE: the new attributes for every part of the handle. (The
+        # reader keeps the layout it was built with: partitions cannot be altered.)
+        self.qdef = self.putter.qdef = self.getter.qdef = self.ahead.qdef = qdef
+        self._mark = self.state.definition() if mark is None else mark
 
     def put(self, req: PutRequest, payload: bytes, *, put1: bool = False) -> PutResult:
+        if not self.svc.closed:
+            self.current()
         return self.putter.put(req, payload, put1=put1)
 
     def get(
         self, req: GetRequest, max_length: int | None = None, wait_interval: int = 0
     ) -> GetResult | None:
+        if not self.svc.closed:
+            self.current()
         return self.getter.get(req, max_length, wait_interval)
 
     def close(self) -> tuple[int, int]:
         """MQCLOSE: the Table 2 outcome for an unterminated group or logical message."""
         if self.svc.closed:
             raise fail(C.MQRC_HCONN_ERROR)
+        if not self.gone:
+            try:
+                self.current()
+            except MQMIError as err:
+                if err.reason != C.MQRC_Q_DELETED:
+                    raise
         outcome = self.putter.close()
-        get_outcome = self.getter.close()
+        # A deleted queue's handle closes without giving anything back (MQ: MQCLOSE
+        # succeeds on it): its messages went with the queue.
+        get_outcome = self.getter.close(gone=self.gone)
         if outcome[0] == C.MQCC_OK:
             outcome = get_outcome
         self.closed = True
