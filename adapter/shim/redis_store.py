@@ -382,9 +382,10 @@ class _DefinitionMarks:
     """Definition marks read through one RESP3 connection with CLIENT TRACKING on:
     Redis remembers which keys this connection read and pushes an invalidation on it
     when one changes, so a cached mark is current once the pushes waiting on the socket
-    are applied (a non-blocking poll). A write is acknowledged to its writer after the
-    push was queued for this connection, so any call that follows an ALTER or a DELETE
-    in time sees it. A lost connection loses the pushes: the cache is dropped with it."""
+    are applied (a non-blocking poll). Writers of marks make one more round trip after
+    the write (set_definition, drop), by which time Redis has sent the pushes, so any
+    call that follows an ALTER or a DELETE in time sees it. A lost connection loses the
+    pushes: the cache is dropped with it."""
 
     def __init__(self, client: redis.Redis) -> None:
         pool = client.connection_pool
@@ -600,6 +601,11 @@ class RedisQueueState:
 
     def set_definition(self, mark: str) -> None:
         self.r.set(self.prefix + "def", mark)
+        # Redis writes a reply before the invalidations its command caused (measured:
+        # 18 of 2000 reads right after a SET still saw the old mark). They go out before
+        # Redis reads its next command, so once a second round trip returns, every
+        # tracking reader has them: a call made after this returns sees the new mark.
+        self.r.ping()
 
     def begin_delete(self, owner: str, lease_ms: int) -> bool:
         now = self._now_ms()
@@ -629,7 +635,8 @@ class RedisQueueState:
 
     def drop(self) -> None:
         mark = self.prefix + "def"
-        # The mark first: from here on no open can register on the queue.
+        # The mark first: from here on no open can register on the queue. (The scan's
+        # round trip after it also gets the invalidation out, as in set_definition.)
         self.r.set(mark, DELETED)
         keys = [
             k for k in self.r.scan_iter(match=self.prefix + "*", count=500) if k != mark.encode()
