@@ -63,6 +63,9 @@ PUMP_INTERVAL_S = 0.005
 # An open handle's registration (IPPROCS/OPPROCS, exclusive input) outlives a dead
 # process this long; live connections renew theirs every third of it.
 OPEN_LEASE_MS = int(os.environ.get("MQK_OPEN_LEASE_MS", "120000"))
+# A DELETE QLOCAL in progress refuses opens this long at most (a deleter that died
+# mid-way must not keep the queue unusable for longer).
+DELETE_LEASE_MS = 60_000
 CONTEXT_AUTHORITY_ENV = "MQK_CONTEXT_AUTHORITY"
 
 

@@ -354,7 +354,16 @@ class QueueManager:
         return self.get_handle().define_queue(qdef, replace=replace)
 
     @_mqi
+    def alter_queue(self, name: str, **attributes: Any):
+        """ALTER QLOCAL (e.g. `get_inhibited=True` for GET(DISABLED)): every handle open
+        on the queue, in any process, sees the change on its next call. ValueError for
+        an attribute that ALTER cannot change."""
+        return self.get_handle().alter_queue(_name(name), **attributes)
+
+    @_mqi
     def delete_queue(self, name: str, purge: bool = False) -> None:
+        """DELETE QLOCAL: MQRC_OBJECT_IN_USE while any handle has the queue open,
+        MQRC_Q_NOT_EMPTY while messages remain (unless `purge`)."""
         self.get_handle().delete_queue(_name(name), purge=purge)
 
     @_mqi
@@ -537,8 +546,7 @@ class Queue:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HCONN_ERROR)
         if not handle.options & _C.MQOO_INQUIRE:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_NOT_OPEN_FOR_INQUIRE)
-        handle.check_queue()  # MQRC_Q_DELETED for a deleted dynamic queue
-        qdef, st = handle.qdef, handle.state
+        qdef, st = handle.current(), handle.state  # after an ALTER: the new values
         values = {
             _C.MQIA_CURRENT_Q_DEPTH: lambda: self._qmgr.get_handle().queue_status(qdef.name)[
                 "current_depth"

@@ -159,16 +159,15 @@ class Connection:
         context authority the options ask for, exclusive input (MQRC_OBJECT_IN_USE).
         MQOPEN of a model queue creates a dynamic queue named after `dynamic_name` (MQOD
         DynamicQName) and opens that (the handle's `name`); MQPUT1 (`put1`) of a model
-        queue is MQRC_Q_TYPE_ERROR."""
+        queue is MQRC_Q_TYPE_ERROR. The definition is the current one; a delete in
+        progress is MQRC_UNKNOWN_OBJECT_NAME."""
         reason = open_options_error(options)
         if reason is not None:
             raise fail(reason)
         selector = compile_selector(selection_string)
         if selector is not None and not options & (INPUT | C.MQOO_BROWSE):
             raise fail(C.MQRC_SELECTOR_INVALID_FOR_TYPE)  # it selects what gets see
-        qdef = self.lookup_queue(name)
-        if qdef is not None and qdef.is_dynamic:  # they come and go: not from the cache
-            qdef = self.lookup_queue(name, refresh=True)
+        qdef = self.lookup_queue(name)  # the current one: its definition mark says so
         if qdef is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
         if qdef.is_model and put1:
@@ -176,12 +175,14 @@ class Connection:
         self.check_context_authority(options)
         self.check_alternate_user_authority(options)
         if not qdef.is_model:
-            return QueueHandle(self.services, qdef, options, selector=selector)
+            mark = self.catalog.mark_of(name)
+            return QueueHandle(self.services, qdef, options, mark, selector=selector)
         self._sweep_dynamic()
         ids = self.services.new_handle_id()
         dynamic = self.services.dynamic.create(qdef, dynamic_name, ids[1])
+        mark = self.catalog.mark_of(dynamic.name)
         try:
-            return QueueHandle(self.services, dynamic, options, ids, selector=selector)
+            return QueueHandle(self.services, dynamic, options, mark, ids, selector=selector)
         except BaseException:
             self.services.dynamic.delete(dynamic)  # no handle: nobody would delete it
             raise
@@ -216,6 +217,9 @@ class Connection:
 
     def define_queue(self, qdef: QueueDef, replace: bool = False) -> QueueDef:
         return self.catalog.define(qdef, replace=replace)
+
+    def alter_queue(self, name: str, **changes: object) -> QueueDef:
+        return self.catalog.alter(name, **changes)
 
     def delete_queue(self, name: str, purge: bool = False) -> None:
         self.catalog.delete(name, purge=purge)
