@@ -66,6 +66,10 @@ OPEN_LEASE_MS = int(os.environ.get("MQK_OPEN_LEASE_MS", "120000"))
 # A DELETE QLOCAL in progress refuses opens this long at most (a deleter that died
 # mid-way must not keep the queue unusable for longer).
 DELETE_LEASE_MS = 60_000
+# How long a deleted queue's DELETED mark outlives it. It tells open handles at once (and
+# refuses an MQOPEN racing the delete); once it is gone, a handle still learns the queue
+# is gone from the catalog, so it need not stay forever (no key is left behind).
+DELETED_MARK_TTL_MS = 10 * 60_000
 CONTEXT_AUTHORITY_ENV = "MQK_CONTEXT_AUTHORITY"
 
 

@@ -657,7 +657,7 @@ class RedisQueueState:
         mark = self.prefix + "def"
         # The mark first: from here on no open can register on the queue. (The scan's
         # round trip after it also gets the invalidation out, as in set_definition.)
-        self.r.set(mark, DELETED)
+        self.r.set(mark, DELETED, px=config.DELETED_MARK_TTL_MS)
         keys = [
             k for k in self.r.scan_iter(match=self.prefix + "*", count=500) if k != mark.encode()
         ]
