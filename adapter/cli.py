@@ -1,12 +1,13 @@
 """`mqk`: queue administration, and the commands other packages contribute.
 
-The library's own verbs are MQSC's: `mqk define` (DEFINE QLOCAL), `mqk delete` (DELETE
-QLOCAL), `mqk status` (DISPLAY QSTATUS). Other packages add theirs through the entry-point
-group `mqk.commands`: each entry names a function called with the subparsers, which adds
-subcommands whose `func` takes the parsed arguments and returns the exit status. This
-repository declares `stack` and `bench` (ops) and `streaming` (demo, reassemble, expire)
-in pyproject.toml. A group whose module is not installed (the wheel has no benchmarks) is
-left out; the library itself never imports those packages.
+The library's own verbs are MQSC's: `mqk define` (DEFINE QLOCAL), `mqk alter` (ALTER
+QLOCAL), `mqk delete` (DELETE QLOCAL), `mqk status` (DISPLAY QSTATUS). Other packages
+add theirs through the entry-point group `mqk.commands`: each entry names a function
+called with the subparsers, which adds subcommands whose `func` takes the parsed
+arguments and returns the exit status. This repository declares `stack` and `bench`
+(ops) and `streaming` (demo, reassemble, expire) in pyproject.toml. A group whose module
+is not installed (the wheel has no benchmarks) is left out; the library itself never
+imports those packages.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ COMMAND_GROUP = "mqk.commands"
 
 
 def _admin(args: argparse.Namespace) -> int:
-    """DEFINE QLOCAL / DELETE QLOCAL / DISPLAY QSTATUS, in MQSC's words."""
+    """DEFINE / ALTER / DELETE QLOCAL and DISPLAY QSTATUS, in MQSC's words."""
     try:
         qm = pymqi.connect(args.qmgr)
         try:
@@ -40,8 +41,20 @@ def _admin(args: argparse.Namespace) -> int:
                     raise ValueError("--deftype is an attribute of a model queue (--model)")
                 qdef = qm.define_queue(args.queue, replace=args.replace, **attrs)
                 print(f"AMQ8006I: IBM MQ queue created: {qdef.name}")
+            elif args.command == "alter":
+                attrs = {k: v for k, v in vars(args).items() if k in _ALTER and v is not None}
+                if not attrs:
+                    raise ValueError("nothing to alter: give --get and/or --put")
+                qm.alter_queue(args.queue, **attrs)
+                print(f"AMQ8008I: IBM MQ queue changed: {args.queue}")
             elif args.command == "delete":
-                qm.delete_queue(args.queue, purge=args.purge)
+                try:
+                    qm.delete_queue(args.queue, purge=args.purge)
+                except pymqi.MQMIError as err:
+                    if err.reason == pymqi.CMQC.MQRC_OBJECT_IN_USE:
+                        # runmqsc's words for a queue some application has open
+                        print("AMQ8148E: IBM MQ object in use.", file=sys.stderr)
+                    raise
                 print(f"AMQ8007I: IBM MQ queue deleted: {args.queue}")
             else:
                 st = qm.queue_status(args.queue)
@@ -58,6 +71,8 @@ def _admin(args: argparse.Namespace) -> int:
                     f"MSGDLVSQ({'FIFO' if a['msg_delivery_sequence'] else 'PRIORITY'}) "
                     f"{'SHARE' if a.get('shareable', True) else 'NOSHARE'} "
                     f"DEFSOPT({'EXCL' if a.get('def_input_exclusive', True) else 'SHARED'}) "
+                    f"GET({'DISABLED' if a.get('get_inhibited') else 'ENABLED'}) "
+                    f"PUT({'DISABLED' if a.get('put_inhibited') else 'ENABLED'}) "
                     f"PARTITIONS({a['partitions']})"
                 )
         finally:
@@ -90,6 +105,16 @@ _ATTRS = {
     "shareable",
     "def_input_exclusive",
 }
+
+
+_ALTER = {"get_inhibited", "put_inhibited"}
+
+
+def _enabled(value: str) -> bool:
+    """GET(ENABLED|DISABLED) / PUT(...) -> the *_inhibited attribute."""
+    if value.upper() not in ("ENABLED", "DISABLED"):
+        raise argparse.ArgumentTypeError(f"ENABLED or DISABLED, not {value!r}")
+    return value.upper() == "DISABLED"
 
 
 def command_groups() -> dict[str, str]:
@@ -178,7 +203,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--replace", action="store_true")
     p.set_defaults(func=_admin)
-    p = sub.add_parser("delete", help="DELETE QLOCAL / QMODEL")
+    p = sub.add_parser("alter", help="ALTER QLOCAL: change an existing queue's attributes")
+    p.add_argument("qmgr")
+    p.add_argument("queue")
+    for flag, dest, mqsc in (("--get", "get_inhibited", "GET"), ("--put", "put_inhibited", "PUT")):
+        p.add_argument(
+            flag,
+            dest=dest,
+            type=_enabled,
+            metavar="ENABLED|DISABLED",
+            help=f"{mqsc}(DISABLED) refuses every MQ{mqsc} on the queue at once, open handles too",
+        )
+    p.set_defaults(func=_admin)
+    p = sub.add_parser("delete", help="DELETE QLOCAL / QMODEL (refused while the queue is open)")
     p.add_argument("qmgr")
     p.add_argument("queue")
     p.add_argument("--purge", action="store_true", help="delete even if messages remain")

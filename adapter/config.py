@@ -63,6 +63,13 @@ PUMP_INTERVAL_S = 0.005
 # An open handle's registration (IPPROCS/OPPROCS, exclusive input) outlives a dead
 # process this long; live connections renew theirs every third of it.
 OPEN_LEASE_MS = int(os.environ.get("MQK_OPEN_LEASE_MS", "120000"))
+# A DELETE QLOCAL in progress refuses opens this long at most (a deleter that died
+# mid-way must not keep the queue unusable for longer).
+DELETE_LEASE_MS = 60_000
+# How long a deleted queue's DELETED mark outlives it. It tells open handles at once (and
+# refuses an MQOPEN racing the delete); once it is gone, a handle still learns the queue
+# is gone from the catalog, so it need not stay forever (no key is left behind).
+DELETED_MARK_TTL_MS = 10 * 60_000
 CONTEXT_AUTHORITY_ENV = "MQK_CONTEXT_AUTHORITY"
 
 
@@ -72,7 +79,22 @@ def context_authority(user: str) -> bool:
     authorities), from MQK_CONTEXT_AUTHORITY: a comma list of user ids, or '*' for
     every user. Unset or empty: nobody, so no application can forge another's identity
     unless the administrator allows it."""
-    allowed = {u.strip() for u in os.environ.get(CONTEXT_AUTHORITY_ENV, "").split(",")}
+    return _listed(CONTEXT_AUTHORITY_ENV, user)
+
+
+ALTERNATE_USER_AUTHORITY_ENV = "MQK_ALTERNATE_USER_AUTHORITY"
+
+
+def alternate_user_authority(user: str) -> bool:
+    """The queue manager's policy for MQOO_ALTERNATE_USER_AUTHORITY (and MQPUT1's
+    MQPMO_ALTERNATE_USER_AUTHORITY): the users allowed to have an open checked as another
+    user id (MQ's +altusr authority), from MQK_ALTERNATE_USER_AUTHORITY: a comma list of
+    user ids, or '*' for every user. Unset or empty: nobody (MQRC_NOT_AUTHORIZED)."""
+    return _listed(ALTERNATE_USER_AUTHORITY_ENV, user)
+
+
+def _listed(variable: str, user: str) -> bool:
+    allowed = {u.strip() for u in os.environ.get(variable, "").split(",")}
     return "*" in allowed or user in allowed
 
 

@@ -30,6 +30,39 @@ _CURSOR_CHOICES = (
     C.MQGMO_BROWSE_MSG_UNDER_CURSOR,
     C.MQGMO_MSG_UNDER_CURSOR,
 )
+# Every bit MQGET defines in MQGMO.Options (MQGMO Options page; the browse-handle and
+# co-operative browse marks and the properties options have no effect here). Any other
+# bit is MQRC_OPTIONS_ERROR ("Rules for validating MQI options", 2046's explanation).
+VALID_GET_OPTIONS = (
+    C.MQGMO_WAIT
+    | C.MQGMO_SYNCPOINT
+    | C.MQGMO_NO_SYNCPOINT
+    | C.MQGMO_SET_SIGNAL
+    | C.MQGMO_BROWSE_FIRST
+    | C.MQGMO_BROWSE_NEXT
+    | C.MQGMO_ACCEPT_TRUNCATED_MSG
+    | C.MQGMO_MARK_SKIP_BACKOUT
+    | C.MQGMO_MSG_UNDER_CURSOR
+    | C.MQGMO_LOCK
+    | C.MQGMO_UNLOCK
+    | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+    | C.MQGMO_SYNCPOINT_IF_PERSISTENT
+    | C.MQGMO_FAIL_IF_QUIESCING
+    | C.MQGMO_CONVERT
+    | C.MQGMO_LOGICAL_ORDER
+    | C.MQGMO_COMPLETE_MSG
+    | C.MQGMO_ALL_MSGS_AVAILABLE
+    | C.MQGMO_ALL_SEGMENTS_AVAILABLE
+    | C.MQGMO_MARK_BROWSE_HANDLE
+    | C.MQGMO_MARK_BROWSE_CO_OP
+    | C.MQGMO_UNMARK_BROWSE_CO_OP
+    | C.MQGMO_UNMARK_BROWSE_HANDLE
+    | C.MQGMO_UNMARKED_BROWSE_MSG
+    | C.MQGMO_PROPERTIES_FORCE_MQRFH2
+    | C.MQGMO_NO_PROPERTIES
+    | C.MQGMO_PROPERTIES_IN_HANDLE
+    | C.MQGMO_PROPERTIES_COMPATIBILITY
+)
 _V2_MATCH_OPTIONS = C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET
 
 
@@ -146,6 +179,8 @@ def get_in_uow(req: GetRequest, item: Item) -> bool:
 
 def _options_error(options: int) -> bool:
     """The MQGET rows of IBM's "Rules for validating MQI options"."""
+    if options & ~VALID_GET_OPTIONS:
+        return True
     if sum(1 for o in _SYNC_CHOICES if options & o) > 1:
         return True
     if sum(1 for o in _CURSOR_CHOICES if options & o) > 1:

@@ -1,8 +1,12 @@
-"""MQOPEN's option rules and the MQPUT context rules that depend on them. Pure.
+"""MQOPEN's option rules, the MQPUT context rules that depend on them, and MQCLOSE's
+option rules. Pure.
 
-From IBM's "Rules for validating MQI options" (MQOPEN and MQPUT sections), the MQOPEN
-Options page (what each context option implies) and the reason codes 2093-2097:
+From IBM's "Rules for validating MQI options" (MQOPEN, MQPUT and MQCLOSE sections), the
+MQOPEN Options page (what each context option implies, which bits are options) and the
+reason codes 2093-2097:
 https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=reference-rules-validating-mqi-options
+https://www.ibm.com/docs/en/SSFKSJ_9.3.0/refdev/q101870_.html (MQOPEN Options)
+https://www.ibm.com/docs/SSFKSJ_9.3.0/refdev/q101740_.html (MQCLOSE Options)
 """
 
 from __future__ import annotations
@@ -18,6 +22,20 @@ _OPEN_CONTEXT = (
     | C.MQOO_PASS_ALL_CONTEXT
     | C.MQOO_SET_IDENTITY_CONTEXT
     | C.MQOO_SET_ALL_CONTEXT
+)
+# Every bit MQOPEN defines (MQOO_* constants page: MQOO_RESOLVE_NAMES is listed as "used
+# in C++ only", so MQOPEN itself does not take it); any other bit is MQRC_OPTIONS_ERROR.
+VALID_OPEN_OPTIONS = (
+    _ACCESS
+    | _BIND
+    | _READ_AHEAD
+    | _OPEN_CONTEXT
+    | C.MQOO_SAVE_ALL_CONTEXT
+    | C.MQOO_ALTERNATE_USER_AUTHORITY
+    | C.MQOO_FAIL_IF_QUIESCING
+    | C.MQOO_CO_OP
+    | C.MQOO_RESOLVE_LOCAL_Q
+    | C.MQOO_NO_MULTICAST
 )
 PUT_CONTEXT = (
     C.MQPMO_NO_CONTEXT
@@ -55,6 +73,8 @@ def _more_than_one(bits: int) -> bool:
 
 def open_options_error(options: int) -> int | None:
     """MQRC_OPTIONS_ERROR (or None) for MQOPEN's options on a queue."""
+    if options & ~VALID_OPEN_OPTIONS:  # bits MQ does not define (negative MQLONGs too)
+        return C.MQRC_OPTIONS_ERROR
     if not options & (_ACCESS | _BIND):
         return C.MQRC_OPTIONS_ERROR
     if _more_than_one(options & INPUT) or _more_than_one(options & _BIND):
@@ -65,7 +85,16 @@ def open_options_error(options: int) -> int | None:
         return C.MQRC_OPTIONS_ERROR
     if options & _OPEN_CONTEXT and not options & C.MQOO_OUTPUT:
         return C.MQRC_OPTIONS_ERROR
+    if options & C.MQOO_CO_OP and not options & C.MQOO_BROWSE:
+        return C.MQRC_OPTIONS_ERROR
+    if options & C.MQOO_NO_MULTICAST and not options & C.MQOO_OUTPUT:
+        return C.MQRC_OPTIONS_ERROR
     return None
+
+
+def needs_alternate_user_authority(options: int) -> bool:
+    """MQOPEN (or the open an MQPUT1 implies) asks to be checked as AlternateUserId."""
+    return bool(options & C.MQOO_ALTERNATE_USER_AUTHORITY)
 
 
 def effective_context_options(options: int) -> int:
@@ -100,6 +129,8 @@ def put_context_error(put_options: int, open_options: int, *, put1: bool = False
 def put1_open_options(put_options: int) -> int:
     """The open options an MQPUT1 implies (its authority is checked as for these)."""
     options = C.MQOO_OUTPUT
+    if put_options & C.MQPMO_ALTERNATE_USER_AUTHORITY:
+        options |= C.MQOO_ALTERNATE_USER_AUTHORITY
     for put_option, open_option, _ in _PUT_NEEDS:
         if put_options & put_option:
             options |= open_option

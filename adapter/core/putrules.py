@@ -3,6 +3,13 @@
 `plan_put` decides the GroupId, MsgSeqNumber and Offset the queue manager uses, the
 completion and reason codes, and the handle's new group/segment state. The caller
 generates ids (`new_group_id`) so this stays deterministic.
+
+`put_options_error` holds the MQPUT / MQPUT1 rows of IBM's "Rules for validating MQI
+options" that do not depend on the handle (the context options, which do, are in
+`openrules.put_context_error`):
+https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=reference-rules-validating-mqi-options
+and the MQPMO Options page, for which bits are options:
+https://www.ibm.com/docs/zh/SSFKSJ_8.0.0/refdev/q098730_.html
 """
 
 from __future__ import annotations
@@ -19,6 +26,62 @@ from adapter.core.model import (
     id24,
     normalise_flags,
 )
+
+# Every bit MQPUT defines in MQPMO.Options (the topic-only ones included: MQ accepts
+# them on a queue and they have no effect there). Any other bit is MQRC_OPTIONS_ERROR.
+VALID_PUT_OPTIONS = (
+    C.MQPMO_SYNCPOINT
+    | C.MQPMO_NO_SYNCPOINT
+    | C.MQPMO_DEFAULT_CONTEXT
+    | C.MQPMO_NEW_MSG_ID
+    | C.MQPMO_NEW_CORREL_ID
+    | C.MQPMO_PASS_IDENTITY_CONTEXT
+    | C.MQPMO_PASS_ALL_CONTEXT
+    | C.MQPMO_SET_IDENTITY_CONTEXT
+    | C.MQPMO_SET_ALL_CONTEXT
+    | C.MQPMO_ALTERNATE_USER_AUTHORITY
+    | C.MQPMO_FAIL_IF_QUIESCING
+    | C.MQPMO_NO_CONTEXT
+    | C.MQPMO_LOGICAL_ORDER
+    | C.MQPMO_ASYNC_RESPONSE
+    | C.MQPMO_SYNC_RESPONSE
+    | C.MQPMO_RESOLVE_LOCAL_Q
+    | C.MQPMO_WARN_IF_NO_SUBS_MATCHED
+    | C.MQPMO_RETAIN
+    | C.MQPMO_MD_FOR_OUTPUT_ONLY
+    | C.MQPMO_SCOPE_QMGR
+    | C.MQPMO_SUPPRESS_REPLYTO
+    | C.MQPMO_NOT_OWN_SUBS
+)
+
+# At most one context option (rule list: DEFAULT_CONTEXT counts too).
+_CONTEXT_CHOICES = (
+    C.MQPMO_DEFAULT_CONTEXT
+    | C.MQPMO_NO_CONTEXT
+    | C.MQPMO_PASS_IDENTITY_CONTEXT
+    | C.MQPMO_PASS_ALL_CONTEXT
+    | C.MQPMO_SET_IDENTITY_CONTEXT
+    | C.MQPMO_SET_ALL_CONTEXT
+)
+
+
+def put_options_error(options: int, *, put1: bool = False) -> int | None:
+    """MQRC_OPTIONS_ERROR (or None) for MQPMO.Options: bits MQ does not define,
+    SYNCPOINT with NO_SYNCPOINT, ASYNC_RESPONSE with SYNC_RESPONSE (RESPONSE_AS_Q_DEF is
+    0), more than one context option, and MQPMO_ALTERNATE_USER_AUTHORITY on MQPUT
+    (MQPUT1 only: an MQPUT's authority was settled at MQOPEN)."""
+    if options & ~VALID_PUT_OPTIONS:
+        return C.MQRC_OPTIONS_ERROR
+    if options & C.MQPMO_SYNCPOINT and options & C.MQPMO_NO_SYNCPOINT:
+        return C.MQRC_OPTIONS_ERROR
+    if options & C.MQPMO_ASYNC_RESPONSE and options & C.MQPMO_SYNC_RESPONSE:
+        return C.MQRC_OPTIONS_ERROR
+    context = options & _CONTEXT_CHOICES
+    if context & (context - 1):
+        return C.MQRC_OPTIONS_ERROR
+    if options & C.MQPMO_ALTERNATE_USER_AUTHORITY and not put1:
+        return C.MQRC_OPTIONS_ERROR
+    return None
 
 
 @dataclass(slots=True, frozen=True)

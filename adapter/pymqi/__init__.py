@@ -14,17 +14,38 @@ from typing import Any
 
 from adapter.core import cmqc as _C
 from adapter.core.calls import GetRequest, PutRequest
+from adapter.core.connrules import connect_options_error
 from adapter.core.dynamic import DEFAULT_DYNAMIC_Q_NAME
 from adapter.core.model import id24
 from adapter.core.openrules import put1_open_options
+from adapter.core.putrules import put_options_error
+from adapter.core.structrules import structure_error
 from adapter.pymqi import CMQC
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
-from adapter.pymqi.structs import GMO, MD, OD, PMO, MQOpts, gmo, md, mqchar, mqstr, od, pmo
+from adapter.pymqi.structs import (
+    CNO,
+    CSP,
+    GMO,
+    MD,
+    OD,
+    PMO,
+    MQOpts,
+    cno,
+    csp,
+    gmo,
+    md,
+    mqchar,
+    mqstr,
+    od,
+    pmo,
+)
 from adapter.shim.catalog import QueueDef
 from adapter.shim.connection import BACKEND_ERRORS, Connection
 
 __all__ = [
     "CMQC",
+    "CNO",
+    "CSP",
     "GMO",
     "MD",
     "OD",
@@ -35,7 +56,9 @@ __all__ = [
     "PYIFError",
     "Queue",
     "QueueManager",
+    "cno",
     "connect",
+    "csp",
     "gmo",
     "md",
     "od",
@@ -64,6 +87,20 @@ def _mqi(method):
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_CONNECTION_BROKEN) from exc
 
     return call
+
+
+def _check_structure(kind: str, value: MQOpts) -> None:
+    """MQ's reason for a structure whose StrucId or Version it would not accept
+    (MQRC_MD_ERROR, MQRC_PMO_ERROR, MQRC_GMO_ERROR, MQRC_OD_ERROR, ...)."""
+    reason = structure_error(kind, value._StrucId, value.Version)
+    if reason is not None:
+        raise MQMIError(_C.MQCC_FAILED, reason)
+
+
+def _check_live(handle) -> None:
+    """MQRC_HCONN_ERROR before any parameter is looked at: MQDISC ended the connection."""
+    if handle.svc.closed:
+        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HCONN_ERROR)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -186,7 +223,32 @@ class QueueManager:
         self._conn = Connection(_name(name), **self._targets)
 
     def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> None:
-        self.connect(name)  # channel, TLS and credentials have no meaning on Kafka here
+        """MQCONNX, as pymqi / ibmmq: `connect_with_options(name, [opts=int], [cno=CNO],
+        [csp=CSP], [user=, password=], [cd=], [sco=], [bno=])` or the old form
+        `connect_with_options(name, cd[, sco])`. The MQCNO (its StrucId, Version and
+        Options) and the MQCSP's StrucId and Version are validated as MQ does; channel,
+        TLS and credentials have no meaning on Kafka and are accepted."""
+        if len(args) > 2:
+            raise TypeError(f"Invalid options: {args}")
+        user, password = kwargs.get("user"), kwargs.get("password")
+        if user and password is None:  # pymqi: an empty password is allowed, None not
+            raise ValueError("Password must not be None if user is provided")
+        options = kwargs.get("opts", _C.MQCNO_NONE)
+        cno_ = kwargs.get("cno")
+        if cno_ is not None:
+            if not isinstance(cno_, CNO):
+                raise TypeError("cno must be an instance of CNO")
+            _check_structure("CNO", cno_)
+            options = cno_.Options  # ibmmq: the structure's Options win over opts=
+        reason = connect_options_error(options)
+        if reason is not None:
+            raise MQMIError(_C.MQCC_FAILED, reason)
+        csp_ = kwargs.get("csp")
+        if csp_ is not None:
+            if not isinstance(csp_, CSP):
+                raise TypeError("csp must be an instance of CSP")
+            _check_structure("CSP", csp_)
+        self.connect(name)
 
     connectWithOptions = connect_with_options
 
@@ -255,12 +317,22 @@ class QueueManager:
     @_mqi
     def put1(self, qDesc, msg, *opts) -> None:
         md_, pmo_ = (list(opts) + [None, None])[:2]
+        if self._conn is None:
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HCONN_ERROR)
+        md_, pmo_ = md_ or MD(), pmo_ or PMO()
+        # The parameters in MQPUT1's order, before anything is opened.
+        if isinstance(qDesc, OD):
+            _check_structure("OD", qDesc)
+        _check_structure("MD", md_)
+        _check_structure("PMO", pmo_)
+        reason = put_options_error(pmo_.Options, put1=True)
+        if reason is not None:
+            raise MQMIError(_C.MQCC_FAILED, reason)
         q = Queue(self)
-        pmo_ = pmo_ or PMO()
         # MQPUT1 opens with what its put options need (its authority is checked as such).
         q._open_handle(qDesc, put1_open_options(pmo_.Options), put1=True)
         try:
-            q._put(msg, md_ or MD(), pmo_, put1=True)
+            q._put(msg, md_, pmo_, put1=True)
         finally:
             q._handle.close()
             q._handle = None
@@ -282,7 +354,16 @@ class QueueManager:
         return self.get_handle().define_queue(qdef, replace=replace)
 
     @_mqi
+    def alter_queue(self, name: str, **attributes: Any):
+        """ALTER QLOCAL (e.g. `get_inhibited=True` for GET(DISABLED)): every handle open
+        on the queue, in any process, sees the change on its next call. ValueError for
+        an attribute that ALTER cannot change."""
+        return self.get_handle().alter_queue(_name(name), **attributes)
+
+    @_mqi
     def delete_queue(self, name: str, purge: bool = False) -> None:
+        """DELETE QLOCAL: MQRC_OBJECT_IN_USE while any handle has the queue open,
+        MQRC_Q_NOT_EMPTY while messages remain (unless `purge`)."""
         self.get_handle().delete_queue(_name(name), purge=purge)
 
     @_mqi
@@ -315,6 +396,8 @@ class Queue:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HCONN_ERROR)
         conn = self._qmgr.get_handle()
         is_od = isinstance(qDesc, OD)
+        if is_od:
+            _check_structure("OD", qDesc)
         name = _name(qDesc.ObjectName if is_od else qDesc)
         if is_od and qDesc.ObjectType != _C.MQOT_Q:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_OBJECT_TYPE_ERROR)
@@ -358,8 +441,12 @@ class Queue:
     @_mqi
     def put(self, msg, *opts: Any) -> None:
         md_, pmo_ = (list(opts) + [None, None])[:2]
+        md_, pmo_ = md_ or MD(), pmo_ or PMO()
         handle = self._ensure_open(_C.MQOO_OUTPUT)
-        self._put(msg, md_ or MD(), pmo_ or PMO(), handle=handle)
+        _check_live(handle)
+        _check_structure("MD", md_)
+        _check_structure("PMO", pmo_)
+        self._put(msg, md_, pmo_, handle=handle)
 
     def _put(self, msg, md_: MD, pmo_: PMO, *, put1: bool = False, handle=None) -> None:
         if isinstance(msg, str):
@@ -385,6 +472,9 @@ class Queue:
         md_ = md_ if md_ is not None else MD()
         gmo_ = gmo_ if gmo_ is not None else GMO()
         handle = self._ensure_open(_C.MQOO_INPUT_AS_Q_DEF)
+        _check_live(handle)
+        _check_structure("MD", md_)
+        _check_structure("GMO", gmo_)
         try:
             result = handle.get(get_request(md_, gmo_), maxLength, gmo_.WaitInterval)
         except MQMIError as err:
@@ -456,8 +546,7 @@ class Queue:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HCONN_ERROR)
         if not handle.options & _C.MQOO_INQUIRE:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_NOT_OPEN_FOR_INQUIRE)
-        handle.check_queue()  # MQRC_Q_DELETED for a deleted dynamic queue
-        qdef, st = handle.qdef, handle.state
+        qdef, st = handle.current(), handle.state  # after an ALTER: the new values
         values = {
             _C.MQIA_CURRENT_Q_DEPTH: lambda: self._qmgr.get_handle().queue_status(qdef.name)[
                 "current_depth"

@@ -1,4 +1,4 @@
-"""pymqi/ibmmq-compatible MQI structures: MQOpts and MD, GMO, PMO, OD.
+"""pymqi/ibmmq-compatible MQI structures: MQOpts and MD, GMO, PMO, OD, CNO, CSP.
 
 Mirrors ``MQOpts`` of pymqi (dsuch/pymqi) and of its successor ibmmq
 (ibm-messaging/mq-mqi-python), following ibmmq v2 where the two differ:
@@ -37,6 +37,8 @@ from adapter.core import cmqc as C  # noqa: N812
 from adapter.core.text import _bytes_like, mqchar, mqstr, pad_id
 
 __all__ = [
+    "CNO",
+    "CSP",
     "GMO",
     "MD",
     "OD",
@@ -47,6 +49,8 @@ __all__ = [
     "md",
     "mqchar",
     "mqstr",
+    "cno",
+    "csp",
     "od",
     "pad_id",
     "pmo",
@@ -521,8 +525,75 @@ class OD(MQOpts):
         super().__init__(**kw)
 
 
+class CNO(MQOpts):
+    """MQCNO connect options for MQCONNX (ibmmq v2's CNO: version 8 layout, Version
+    defaults to 5). Only StrucId, Version and Options mean anything here: there is no
+    client channel, TLS or connection tag on Kafka."""
+
+    _fields = (
+        ("_StrucId", C.MQCNO_STRUC_ID, "4s"),
+        ("Version", C.MQCNO_VERSION_5, _L),
+        ("Options", C.MQCNO_NONE, _L),
+        ("_ClientConnOffset", 0, _L),
+        ("_ClientConnPtr", 0, "P"),
+        ("ConnTag", b"", "128s"),
+        ("_SSLConfigPtr", 0, "P"),
+        ("_SSLConfigOffset", 0, _L),
+        ("ConnectionId", b"", "24s"),
+        ("_SecurityParmsOffset", 0, _L),
+        ("_SecurityParmsPtr", 0, "P"),
+        ("_CCDTUrlPtr", 0, "P"),
+        ("_CCDTUrlOffset", 0, _L),
+        ("_CCDTUrlLength", 0, _L),
+        ("_Reserved", 0, "q"),
+        ("ApplName", b"", "28s"),
+        ("_Reserved2", 0, _L),
+        ("_BalanceParmsPtr", 0, "P"),
+        ("_BalanceParmsOffset", 0, _L),
+        ("_Reserved3", 0, _L),
+    )
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+
+
+class CSP(MQOpts):
+    """MQCSP security parameters (ibmmq v2's CSP, version 1 by default). As in ibmmq,
+    CSPUserId and CSPPassword take str or bytes; they are kept beside the structure
+    (pointers in C), never packed nor shown by repr()."""
+
+    _fields = (
+        ("_StrucId", C.MQCSP_STRUC_ID, "4s"),
+        ("Version", C.MQCSP_VERSION_1, _L),
+        ("AuthenticationType", C.MQCSP_AUTH_NONE, _L),
+        ("_Reserved1", 0, _L),
+        ("_CSPUserIdPtr", 0, "P"),
+        ("_CSPUserIdOffset", 0, _L),
+        ("_CSPUserIdLength", 0, _L),
+        ("_Reserved2", 0, "q"),
+        ("_CSPPasswordPtr", 0, "P"),
+        ("_CSPPasswordOffset", 0, _L),
+        ("_CSPPasswordLength", 0, _L),
+    )
+    _TEXT = ("CSPUserId", "CSPPassword")
+
+    def __init__(self, **kw: Any) -> None:
+        self.__dict__.update(dict.fromkeys(self._TEXT))
+        super().__init__(**kw)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self._TEXT:
+            if value is not None and not isinstance(value, str | bytes):
+                raise TypeError(f"{name} must be str or bytes, not {type(value).__name__}")
+            self.__dict__[name] = value
+            return
+        super().__setattr__(name, value)
+
+
 # Backward-compatible lower-case aliases (pymqi and ibmmq both export them).
 md = MD
 gmo = GMO
 pmo = PMO
 od = OD
+cno = CNO
+csp = CSP

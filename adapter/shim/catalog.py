@@ -1,22 +1,28 @@
-"""Queue definitions (DEFINE QLOCAL / QMODEL, DELETE QLOCAL): durable in a compacted
-Kafka topic, cached in the state store. Creating a local queue creates its ten priority
-topics and its ack log; a model queue is a definition only (no topics: MQOPEN of it
-creates a dynamic local queue, see dynamic.py).
+"""Queue definitions (DEFINE QLOCAL / QMODEL, ALTER QLOCAL, DELETE QLOCAL): durable in
+a compacted Kafka topic, cached in the state store. Creating a local queue creates its
+ten priority topics and its ack log; a model queue is a definition only (no topics:
+MQOPEN of it creates a dynamic local queue, see dynamic.py). Queue types and
+DefinitionType: <https://www.ibm.com/docs/zh-tw/SSFKSJ_9.2.0/refdev/q103160_.html>.
 
-Queue types and DefinitionType:
-<https://www.ibm.com/docs/zh-tw/SSFKSJ_9.2.0/refdev/q103160_.html>."""
+Every definition has a mark in the queue's state (`QueueDef.mark()`: which DEFINE made
+the queue, and a digest of its attributes); DELETE QLOCAL leaves the mark DELETED. Open
+handles and this cache compare the mark on each call, which costs no round trip while it
+is unchanged (store.QueueState.definition), so an ALTER or a DELETE made by any
+connection of any process is seen by the next call of every handle."""
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import asdict, dataclass, fields
+import uuid
+from dataclasses import asdict, dataclass, fields, replace
 
 from adapter import config
 from adapter.core import cmqc as C
 from adapter.core.errors import fail
 from adapter.shim import naming
 from adapter.shim.log import Log, Producer, TopicSpec, produce, read_range
-from adapter.shim.store import StateStore
+from adapter.shim.store import DELETED, StateStore
 
 # Kafka's default record limit is ~1 MB; a segment plus its envelope must fit under it.
 DEFAULT_SEGMENT_SIZE = 900 * 1024
@@ -44,6 +50,9 @@ class QueueDef:
     put_inhibited: bool = False  # PUT(DISABLED)
     shareable: bool = True  # SHARE / NOSHARE: may several handles open it for input
     def_input_exclusive: bool = True  # DEFSOPT(EXCL) (MQ's default) / DEFSOPT(SHARED)
+    # Which DEFINE made the queue (set by the catalog): a queue deleted and defined again
+    # is another queue to the handles still open on the old one.
+    incarnation: str = ""
     queue_type: int = C.MQQT_LOCAL  # QLOCAL or QMODEL (MQIA_Q_TYPE)
     # DEFTYPE / MQIA_DEFINITION_TYPE. None: the type's default, MQQDT_PREDEFINED for a
     # local queue (DEFINE QLOCAL), MQQDT_TEMPORARY_DYNAMIC for a model queue (MQ's
@@ -73,6 +82,11 @@ class QueueDef:
 
     def to_json(self) -> bytes:
         return json.dumps(asdict(self), sort_keys=True).encode()
+
+    def mark(self) -> str:
+        """The definition mark: '<incarnation>:<digest of the attributes>'."""
+        digest = hashlib.blake2b(self.to_json(), digest_size=8).hexdigest()
+        return f"{self.incarnation}:{digest}"
 
     @classmethod
     def from_json(cls, data: bytes) -> QueueDef:
@@ -111,10 +125,36 @@ class QueueDef:
         }
 
 
+def incarnation(mark: str) -> str:
+    """The incarnation part of a definition mark."""
+    return mark.split(":", 1)[0]
+
+
+# Attributes ALTER QLOCAL may change on a queue that exists (the rest shape its topics).
+ALTERABLE = frozenset(
+    {
+        "max_msg_length",
+        "max_depth",
+        "def_persistence",
+        "def_priority",
+        "msg_delivery_sequence",
+        "backout_threshold",
+        "backout_requeue_q",
+        "def_put_response",
+        "def_read_ahead",
+        "get_inhibited",
+        "put_inhibited",
+        "shareable",
+        "def_input_exclusive",
+    }
+)
+
+
 class Catalog:
-    """DEFINE / DELETE QLOCAL and name resolution: definitions are durable in the
-    compacted catalog topic (tombstone on delete) and cached in the state store, which
-    is refilled from Kafka when the store lost them."""
+    """DEFINE / ALTER / DELETE QLOCAL and name resolution: definitions are durable in
+    the compacted catalog topic (tombstone on delete) and cached in the state store,
+    which is refilled from Kafka when the store lost them, and in this connection (as
+    long as the queue's definition mark says the cached one is current)."""
 
     def __init__(self, qmgr: str, log: Log, store: StateStore, producer: Producer) -> None:
         self.qmgr = qmgr
@@ -122,6 +162,7 @@ class Catalog:
         self.store = store
         self.producer = producer
         self._defs: dict[str, QueueDef] = {}
+        self._marks: dict[str, str] = {}  # the definition mark each cached one came with
 
     def _write(self, name: str, value: bytes | None) -> None:
         done: list = []
@@ -133,8 +174,11 @@ class Catalog:
 
     def define(self, qdef: QueueDef, replace: bool = False) -> QueueDef:
         qdef.validate()
-        if not replace and self.lookup(qdef.name, refresh=True) is not None:
+        existing = self.lookup(qdef.name, refresh=True)
+        if existing is not None and not replace:
             raise fail(C.MQRCCF_OBJECT_ALREADY_EXISTS)
+        # REPLACE keeps the queue (its handles stay valid); a new queue is a new one.
+        qdef.incarnation = existing.incarnation if existing else uuid.uuid4().hex[:12]
         self.log.create_topics(
             {naming.catalog_topic(self.qmgr): TopicSpec(1, {"cleanup.policy": "compact"})}
         )
@@ -142,9 +186,13 @@ class Catalog:
             self._create_topics(qdef)
         self._write(qdef.name, qdef.to_json())
         self.store.catalog_put(qdef.name, qdef.to_json())
+        st = self.store.queue(qdef.name)
+        # After the cached definition: whoever sees the new mark reads the new one.
+        mark = qdef.mark()
+        st.set_definition(mark)
         # A new queue's state is complete (and empty) from the start.
-        self.store.queue(qdef.name).mark_complete()
-        self._defs[qdef.name] = qdef
+        st.mark_complete()
+        self._defs[qdef.name], self._marks[qdef.name] = qdef, mark
         return qdef
 
     def _create_topics(self, qdef: QueueDef) -> None:
@@ -157,32 +205,77 @@ class Catalog:
         topics[naming.ack_topic(self.qmgr, qdef.name)] = TopicSpec(1, {"retention.ms": "-1"})
         self.log.create_topics(topics)
 
-    def delete(self, name: str, purge: bool = False) -> None:
+    def alter(self, name: str, **changes: object) -> QueueDef:
+        """ALTER QLOCAL: change attributes of a queue that exists; open handles see the
+        new definition on their next call (GET(DISABLED) / PUT(DISABLED) at once).
+        ValueError for an attribute that cannot change (or is unknown)."""
+        unknown = set(changes) - ALTERABLE
+        if unknown:
+            raise ValueError(f"attributes that ALTER cannot change: {sorted(unknown)}")
         qdef = self.lookup(name, refresh=True)
         if qdef is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
-        if not purge and self.store.queue(name).depth() > 0:
-            raise fail(C.MQRC_Q_NOT_EMPTY)
-        self.forget(name)
+        return self.define(replace(qdef, **changes), replace=True)
+
+    def delete(self, name: str, purge: bool = False, *, force: bool = False) -> None:
+        """DELETE QLOCAL / QMODEL. Refused with MQRC_OBJECT_IN_USE while any handle of
+        any connection has the queue open (its registration's lease running), as MQ
+        refuses it (https://ibm.com/docs/SSFKSJ_9.3.0/refadmin/q085890_.html; runmqsc
+        prints AMQ8148E); an MQOPEN racing the delete either makes it fail so or is
+        refused with MQRC_UNKNOWN_OBJECT_NAME (store.begin_delete). `force` deletes it
+        even so (a dynamic queue its MQCLOSE deletes): handles still open on it get
+        MQRC_Q_DELETED on their next call."""
+        qdef = self.lookup(name, refresh=True)
+        if qdef is None:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+        st = self.store.queue(name)
+        owner = uuid.uuid4().hex
+        if not force and not st.begin_delete(owner, config.DELETE_LEASE_MS):
+            raise fail(C.MQRC_OBJECT_IN_USE)
+        try:
+            if not purge and st.depth() > 0:
+                raise fail(C.MQRC_Q_NOT_EMPTY)
+            self._write(name, None)
+        except BaseException:
+            st.end_delete(owner)  # nothing deleted: opens are allowed again
+            raise
+        self._forgotten(name)
         self.drop_storage(qdef)
 
     def forget(self, name: str) -> None:
-        """The definition goes (tombstone and cache): the name is free, opens give
-        MQRC_UNKNOWN_OBJECT_NAME and open handles of a dynamic queue MQRC_Q_DELETED."""
+        """The definition goes (tombstone, cache, mark DELETED) but not yet the messages
+        (a dynamic queue closed inside a unit of work that touched it): the name is free,
+        opens give MQRC_UNKNOWN_OBJECT_NAME and open handles MQRC_Q_DELETED."""
         self._write(name, None)
+        self._forgotten(name)
+
+    def _forgotten(self, name: str) -> None:
+        # Deleted (durably) from here: the mark DELETED before the topics go, so a handle
+        # whose lease ran out learns it instead of waiting on a topic that is gone.
+        self.store.queue(name).set_definition(DELETED)
         self.store.catalog_delete(name)
         self._defs.pop(name, None)
+        self._marks.pop(name, None)
 
     def drop_storage(self, qdef: QueueDef) -> None:
-        """The queue's topics (messages and ack log) and its state go."""
+        """The queue's state (leaving the mark DELETED) and its topics (messages and ack
+        log) go."""
+        self.store.queue(qdef.name).drop()
         if not qdef.is_model:
             topics = [naming.data_topic(self.qmgr, qdef.name, p) for p in naming.PRIORITIES]
             topics.append(naming.ack_topic(self.qmgr, qdef.name))
             self.log.delete_topics(topics)
-        self.store.queue(qdef.name).drop()
 
     def lookup(self, name: str, refresh: bool = False) -> QueueDef | None:
-        if not refresh and name in self._defs:
+        """The queue's current definition (None: no such queue). The cached one is used
+        while the queue's definition mark is the one it came with (no round trip)."""
+        st = self.store.queue(name)
+        mark = st.definition()
+        if mark == DELETED:
+            self._defs.pop(name, None)
+            self._marks.pop(name, None)
+            return None
+        if not refresh and mark is not None and self._marks.get(name) == mark:
             return self._defs[name]
         raw = self.store.catalog_get(name)
         if raw is None:
@@ -191,10 +284,19 @@ class Catalog:
                 self.store.catalog_put(name, raw)
         if raw is None:
             self._defs.pop(name, None)
+            self._marks.pop(name, None)
             return None
         qdef = QueueDef.from_json(raw)
-        self._defs[name] = qdef
+        if mark is None:  # never written (an older definition), or the state was lost
+            mark = qdef.mark()
+            st.set_definition(mark)
+        self._defs[name], self._marks[name] = qdef, mark
         return qdef
+
+    def mark_of(self, name: str) -> str:
+        """The definition mark the cached definition of `name` came with (after a
+        lookup that found it)."""
+        return self._marks[name]
 
     def read_topic(self) -> dict[str, bytes]:
         """Read the compacted catalog topic to its end (the durable definitions)."""

@@ -2,8 +2,10 @@
 
 It builds the backends (Kafka and Redis by default, or the ones given: the in-memory
 backends of the fast tests), the pump, the unit of work, the catalog, and opens queue
-handles on them. Servers that stay unreachable give MQRC_CONNECTION_BROKEN (2009),
-never a hang.
+handles on them. Servers that cannot be reached at MQCONN give MQRC_HOST_NOT_AVAILABLE
+(2538), as an MQ client that cannot reach the host in its connection name
+(https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q045380_.html); a connection that
+breaks afterwards gives MQRC_CONNECTION_BROKEN (2009). Never a hang.
 """
 
 from __future__ import annotations
@@ -22,7 +24,12 @@ from adapter import config
 from adapter.core import cmqc as C
 from adapter.core.dynamic import DEFAULT_DYNAMIC_Q_NAME
 from adapter.core.errors import fail
-from adapter.core.openrules import INPUT, needs_context_authority, open_options_error
+from adapter.core.openrules import (
+    INPUT,
+    needs_alternate_user_authority,
+    needs_context_authority,
+    open_options_error,
+)
 from adapter.core.selector import compile_selector
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import SYSTEM, Clock
@@ -81,7 +88,8 @@ class Connection:
             self.store.ping()
             self.log.check_reachable()
         except BACKEND_ERRORS as exc:
-            raise fail(C.MQRC_CONNECTION_BROKEN) from exc
+            log.warning("MQCONN %s: the servers cannot be reached: %s", qmgr, exc)
+            raise fail(C.MQRC_HOST_NOT_AVAILABLE) from exc
         self.producer = self.log.producer()
         self.pump = Pump(qmgr, self.producer, self.store, on_tick=self._tick)
         # A stable transactional id (argument or MQK_TRANSACTIONAL_ID) lets a restarted
@@ -108,6 +116,7 @@ class Connection:
         )
         self.user = DEFAULT_CONTEXT["UserIdentifier"]
         self.may_set_context = config.context_authority(self.user)
+        self.may_use_alternate_user = config.alternate_user_authority(self.user)
         self._closed = False
         self._renewed_at = self.clock.monotonic()
         self.pump.start()
@@ -150,28 +159,30 @@ class Connection:
         context authority the options ask for, exclusive input (MQRC_OBJECT_IN_USE).
         MQOPEN of a model queue creates a dynamic queue named after `dynamic_name` (MQOD
         DynamicQName) and opens that (the handle's `name`); MQPUT1 (`put1`) of a model
-        queue is MQRC_Q_TYPE_ERROR."""
+        queue is MQRC_Q_TYPE_ERROR. The definition is the current one; a delete in
+        progress is MQRC_UNKNOWN_OBJECT_NAME."""
         reason = open_options_error(options)
         if reason is not None:
             raise fail(reason)
         selector = compile_selector(selection_string)
         if selector is not None and not options & (INPUT | C.MQOO_BROWSE):
             raise fail(C.MQRC_SELECTOR_INVALID_FOR_TYPE)  # it selects what gets see
-        qdef = self.lookup_queue(name)
-        if qdef is not None and qdef.is_dynamic:  # they come and go: not from the cache
-            qdef = self.lookup_queue(name, refresh=True)
+        qdef = self.lookup_queue(name)  # the current one: its definition mark says so
         if qdef is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
         if qdef.is_model and put1:
             raise fail(C.MQRC_Q_TYPE_ERROR)
         self.check_context_authority(options)
+        self.check_alternate_user_authority(options)
         if not qdef.is_model:
-            return QueueHandle(self.services, qdef, options, selector=selector)
+            mark = self.catalog.mark_of(name)
+            return QueueHandle(self.services, qdef, options, mark, selector=selector)
         self._sweep_dynamic()
         ids = self.services.new_handle_id()
         dynamic = self.services.dynamic.create(qdef, dynamic_name, ids[1])
+        mark = self.catalog.mark_of(dynamic.name)
         try:
-            return QueueHandle(self.services, dynamic, options, ids, selector=selector)
+            return QueueHandle(self.services, dynamic, options, mark, ids, selector=selector)
         except BaseException:
             self.services.dynamic.delete(dynamic)  # no handle: nobody would delete it
             raise
@@ -187,11 +198,28 @@ class Connection:
             )
             raise fail(C.MQRC_NOT_AUTHORIZED)
 
+    def check_alternate_user_authority(self, options: int) -> None:
+        """MQRC_NOT_AUTHORIZED for MQOO_ALTERNATE_USER_AUTHORITY when the policy does not
+        let this user be checked as another (config.alternate_user_authority). The
+        AlternateUserId itself needs nothing more: no object authorities are kept here,
+        and context checks stay with the connecting user, as in MQ (MQOD AlternateUserId:
+        https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.0.0/com.ibm.mq.ref.dev.doc/q098140_.html)."""
+        if needs_alternate_user_authority(options) and not self.may_use_alternate_user:
+            log.warning(
+                "user %s is not authorized to use alternate user authority (%s)",
+                self.user,
+                config.ALTERNATE_USER_AUTHORITY_ENV,
+            )
+            raise fail(C.MQRC_NOT_AUTHORIZED)
+
     def lookup_queue(self, name: str, refresh: bool = False) -> QueueDef | None:
         return self.catalog.lookup(name, refresh=refresh)
 
     def define_queue(self, qdef: QueueDef, replace: bool = False) -> QueueDef:
         return self.catalog.define(qdef, replace=replace)
+
+    def alter_queue(self, name: str, **changes: object) -> QueueDef:
+        return self.catalog.alter(name, **changes)
 
     def delete_queue(self, name: str, purge: bool = False) -> None:
         self.catalog.delete(name, purge=purge)

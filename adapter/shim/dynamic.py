@@ -22,10 +22,10 @@ Who deletes a temporary dynamic queue:
   the queue manager restarts; there is no queue-manager process here, so the next
   connection plays that part.
 
-Open handles of a deleted dynamic queue learn it on their next call: `exists` compares
-the cached definition's `creator` with the handle's (a later queue of the same name is
-another incarnation) and the call fails with MQRC_Q_DELETED (2052); MQCLOSE of such a
-handle completes.
+Open handles of a deleted dynamic queue learn it on their next call from the queue's
+definition mark (QueueHandle.current; a later queue of the same name is another
+incarnation) and the call fails with MQRC_Q_DELETED (2052); MQCLOSE of such a handle
+completes.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from adapter.core.dynamic import dynamic_name, dynamic_q_name_error
 from adapter.core.errors import fail
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import Clock
-from adapter.shim.store import StateStore
+from adapter.shim.store import DELETED, StateStore
 
 log = logging.getLogger("mqk.shim.dynamic")
 
@@ -95,9 +95,14 @@ class DynamicQueues:
             )
             if taken:
                 return None
-            attrs = {k: v for k, v in model.__dict__.items() if k not in ("name", "creator")}
+            skip = ("name", "creator", "incarnation")
+            attrs = {k: v for k, v in model.__dict__.items() if k not in skip}
             attrs.update(queue_type=C.MQQT_LOCAL, definition_type=model.definition_type)
             qdef = QueueDef(name=name, creator=creator, **attrs)
+            if st.definition() == DELETED:
+                # An earlier queue of this name was deleted: its mark would refuse the
+                # creator's registration. Nothing is defined under the name right now.
+                st.set_definition("")
             if qdef.is_temporary:
                 # Leased before the definition is visible, so a sweep never finds a
                 # temporary queue without a live creator while its MQOPEN runs.
@@ -107,20 +112,6 @@ class DynamicQueues:
             return qdef
         finally:
             st.drop_mutex(_CREATE_MUTEX)
-
-    # -- handles of a dynamic queue -----------------------------------------------------
-    def exists(self, qdef: QueueDef) -> bool:
-        """Whether this incarnation of the dynamic queue is still defined."""
-        raw = self.store.catalog_get(qdef.name)
-        if raw is None:  # deleted, or the cache was lost: ask the catalog topic
-            current = self.catalog.lookup(qdef.name, refresh=True)
-            return current is not None and current.creator == qdef.creator
-        return QueueDef.from_json(raw).creator == qdef.creator
-
-    def check(self, qdef: QueueDef) -> None:
-        """MQRC_Q_DELETED when the handle's dynamic queue was deleted since its MQOPEN."""
-        if qdef.is_dynamic and not self.exists(qdef):
-            raise fail(C.MQRC_Q_DELETED)
 
     # -- deletion ----------------------------------------------------------------------
     def delete(self, qdef: QueueDef, *, storage_later: bool = False) -> None:

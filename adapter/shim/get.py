@@ -466,8 +466,11 @@ class Getter:
             md["PutDate"], md["PutTime"] = _BLANK_DATE_TIME
         else:
             md["PutDate"], md["PutTime"] = put_date_time(env["PutTimestamp"])
-        if removed and self.options & C.MQOO_SAVE_ALL_CONTEXT:
-            self.saved_context = {f: env[f] for f in SAVED_FIELDS}
+        if self.options & C.MQOO_SAVE_ALL_CONTEXT:
+            if removed:
+                self.saved_context = {f: env[f] for f in SAVED_FIELDS}
+            elif req.options & _BROWSING:  # a browse leaves no context to pass (2098)
+                self.saved_context = None
         group_status, segment_status, segmentation = gr.gmo_status(item, req)
         gmo = {
             "GroupStatus": group_status,
@@ -511,14 +514,16 @@ class Getter:
             if low > known.get(ln, 0):
                 self.state.advance(ln, low)
 
-    def close(self) -> tuple[int, int]:
+    def close(self, gone: bool = False) -> tuple[int, int]:
         """MQCLOSE: Table 2's outcome for an unterminated logical get; locks released,
-        read-ahead messages given back, watermarks raised."""
+        read-ahead messages given back, watermarks raised (none of it once the queue is
+        `gone`: its topics and state went with it)."""
         outcome = gr.close_outcome(self.get_cursor)
-        self._unlock()
-        self.ahead.give_back()
+        if not gone:
+            self._unlock()
+            self.ahead.give_back()
         if self._reader is not None:
-            if self._forgotten:
+            if self._forgotten and not gone:
                 self._advance_watermarks()
             self._reader.close()
             self._reader = None

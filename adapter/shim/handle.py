@@ -1,22 +1,28 @@
 """An open queue (MQOPEN's object handle): a putter, a getter and a read-ahead buffer,
-the handle's registration in the queue's open counts (IPPROCS / OPPROCS), and MQCLOSE
+the handle's registration in the queue's open counts (IPPROCS / OPPROCS), which also
+keeps DELETE QLOCAL out, the queue's current definition (ALTER, DELETE), and MQCLOSE
 with its options (the dynamic-queue rules: adapter/core/dynamic.py, shim/dynamic.py)."""
 
 from __future__ import annotations
+
+import logging
 
 from adapter import config
 from adapter.core import cmqc as C
 from adapter.core.calls import GetRequest, GetResult, PutRequest, PutResult
 from adapter.core.dynamic import DELETE_OPTIONS, close_options_error
-from adapter.core.errors import fail
+from adapter.core.errors import MQMIError, fail
 from adapter.core.openrules import input_exclusive
 from adapter.core.selector import Selector
-from adapter.shim.catalog import QueueDef
+from adapter.shim.catalog import QueueDef, incarnation
 from adapter.shim.dynamic import CREATOR_KIND
 from adapter.shim.get import Getter
 from adapter.shim.put import Putter
 from adapter.shim.readahead import ReadAheadBuffer
 from adapter.shim.services import Services
+from adapter.shim.store import QueueDeletedError
+
+log = logging.getLogger("mqk.shim.handle")
 
 
 class QueueHandle:
@@ -25,20 +31,23 @@ class QueueHandle:
         svc: Services,
         qdef: QueueDef,
         options: int,
+        mark: str,
         ids: tuple[int, str] | None = None,
         selector: Selector | None = None,
     ) -> None:
-        """`ids`: the (Hobj, state id) the connection drew before creating the dynamic
-        queue this handle opens (the queue records its creator); `selector`: the
-        compiled MQOD SelectionString."""
+        """`mark`: the definition mark `qdef` is current under (Catalog.lookup); `ids`:
+        the (Hobj, state id) the connection drew before creating the dynamic queue this
+        handle opens (the queue records its creator); `selector`: the compiled MQOD
+        SelectionString."""
         self.svc = svc
         self.qdef = qdef
         self.name = qdef.name
         self.options = options
         self.hobj, self.handle_id = ids or svc.new_handle_id()
         self.is_creator = bool(qdef.creator) and qdef.creator == self.handle_id
-        self.gone = False  # its dynamic queue was deleted (MQRC_Q_DELETED)
         self.state = svc.store.queue(qdef.name)
+        self._mark = mark
+        self.gone = False  # its queue was deleted: every call but MQCLOSE is MQRC_Q_DELETED
         self.putter = Putter(svc, qdef, options, self.state)
         self.ahead = ReadAheadBuffer(svc, qdef, options, self.state)
         if selector is not None:
@@ -55,12 +64,20 @@ class QueueHandle:
             kinds.append("browse")
         if self.is_creator and qdef.is_temporary:
             kinds.append(CREATOR_KIND)  # its lease tells a sweep the creator lives
+        # Every open counts for DELETE QLOCAL, an inquire-only one too (IBM's DELETE
+        # queues: "if an application has this queue open").
+        if options & C.MQOO_INQUIRE:
+            kinds.append("inquire")
+        if options & C.MQOO_SET:
+            kinds.append("set")
         self.kinds = ",".join(kinds)
         self.closed = False
         # Registered last: a refused open leaves nothing behind.
-        if self.kinds and not self.state.register_open(
-            self.handle_id, self.kinds, config.OPEN_LEASE_MS
-        ):
+        try:
+            registered = self.state.register_open(self.handle_id, self.kinds, config.OPEN_LEASE_MS)
+        except QueueDeletedError:  # deleted (or being deleted) since the lookup
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME) from None
+        if not registered:
             raise fail(C.MQRC_OBJECT_IN_USE)
         svc.handles[self.hobj] = self
         if self.is_creator and qdef.is_temporary:
@@ -74,30 +91,54 @@ class QueueHandle:
         """Keep the registration (open counts, exclusive input) alive; the connection's
         pump calls it every third of the lease. False if another handle took the queue
         exclusively after this one's lease had run out."""
-        if self.closed or not self.kinds or self.gone:
+        if self.closed or self.gone or not self.kinds:
             return True
-        if self.qdef.is_dynamic and not self.svc.dynamic.exists(self.qdef):
-            self.gone = True  # a deleted queue's registration is not written back
+        try:
+            return self.state.register_open(self.handle_id, self.kinds, config.OPEN_LEASE_MS)
+        except QueueDeletedError:
+            # Deleted, or a delete in progress that may still fail: the next call's
+            # definition check tells which.
+            log.info("%s: not renewed, the queue is being deleted or was", self.name)
             return True
-        return self.state.register_open(self.handle_id, self.kinds, config.OPEN_LEASE_MS)
 
-    def check_queue(self) -> None:
-        """MQRC_Q_DELETED once the handle's dynamic queue has been deleted (one lookup
-        of the cached definition per call, on dynamic queues only)."""
+    def current(self) -> QueueDef:
+        """The queue's definition now (every MQPUT, MQGET and MQINQ asks first): an ALTER
+        made by any connection is seen by the next call, and a handle whose queue was
+        deleted (its lease ran out, or a forced delete) gets MQRC_Q_DELETED, which IBM
+        documents for handles of a deleted dynamic queue
+        (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041230_.html). Costs no
+        round trip while the definition is unchanged (store.QueueState.definition)."""
         if self.gone:
             raise fail(C.MQRC_Q_DELETED)
-        if self.qdef.is_dynamic and not self.svc.dynamic.exists(self.qdef):
-            self.gone = True
+        mark = self.state.definition()
+        if mark != self._mark:
+            self._changed(mark)
+        return self.qdef
+
+    def _changed(self, mark: str | None) -> None:
+        qdef = self.svc.catalog.lookup(self.name, refresh=True)
+        if (
+            qdef is None
+            or qdef.incarnation != self.qdef.incarnation
+            or (mark is not None and incarnation(mark) != qdef.incarnation)
+        ):
+            self.gone = True  # deleted, and perhaps defined again: another queue now
             raise fail(C.MQRC_Q_DELETED)
+        # ALTER / DEFINE REPLACE: the new attributes for every part of the handle. (The
+        # reader keeps the layout it was built with: partitions cannot be altered.)
+        self.qdef = self.putter.qdef = self.getter.qdef = self.ahead.qdef = qdef
+        self._mark = self.state.definition() if mark is None else mark
 
     def put(self, req: PutRequest, payload: bytes, *, put1: bool = False) -> PutResult:
-        self.check_queue()
+        if not self.svc.closed:
+            self.current()
         return self.putter.put(req, payload, put1=put1)
 
     def get(
         self, req: GetRequest, max_length: int | None = None, wait_interval: int = 0
     ) -> GetResult | None:
-        self.check_queue()
+        if not self.svc.closed:
+            self.current()
         return self.getter.get(req, max_length, wait_interval)
 
     def close(self, options: int = C.MQCO_NONE) -> tuple[int, int]:
@@ -108,19 +149,26 @@ class QueueHandle:
         svc = self.svc
         if svc.closed:
             raise fail(C.MQRC_HCONN_ERROR)
-        gone = self.gone or (self.qdef.is_dynamic and not svc.dynamic.exists(self.qdef))
+        if not self.gone:
+            try:
+                self.current()
+            except MQMIError as err:
+                if err.reason != C.MQRC_Q_DELETED:
+                    raise
         # A handle of a deleted queue may still be closed (2052 page): no delete rule left.
-        kind = C.MQQDT_PERMANENT_DYNAMIC if gone else self.qdef.definition_type
+        kind = C.MQQDT_PERMANENT_DYNAMIC if self.gone else self.qdef.definition_type
         reason = close_options_error(options, kind, self.is_creator)
         if reason is not None:
             raise fail(reason)
-        delete = not gone and (
+        delete = not self.gone and (
             (self.is_creator and self.qdef.is_temporary) or bool(options & DELETE_OPTIONS)
         )
         if delete and self.qdef.definition_type == C.MQQDT_PERMANENT_DYNAMIC:
             self._check_deletable(options)
         outcome = self.putter.close()
-        get_outcome = self.getter.close()
+        # A deleted queue's handle closes without giving anything back (MQ: MQCLOSE
+        # succeeds on it): its messages went with the queue.
+        get_outcome = self.getter.close(gone=self.gone)
         if outcome[0] == C.MQCC_OK:
             outcome = get_outcome
         self.closed = True

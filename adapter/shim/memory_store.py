@@ -28,7 +28,16 @@ from typing import Any
 
 import redis
 
-from adapter.shim.store import BatchClaim, Candidate, ClaimResult, ClaimStatus, NoEpochError, lane
+from adapter.shim.store import (
+    DELETED,
+    BatchClaim,
+    Candidate,
+    ClaimResult,
+    ClaimStatus,
+    NoEpochError,
+    QueueDeletedError,
+    lane,
+)
 
 Cand = tuple[int, int, int]
 
@@ -55,6 +64,8 @@ class _QueueData:
     ackpos: int = 0
     mutex: dict[str, tuple[str, int]] = field(default_factory=dict)  # -> (owner, until)
     once: dict[str, int] = field(default_factory=dict)  # token -> last seq applied
+    definition: str | None = None  # the definition mark (`def`)
+    deleting: tuple[str, int] | None = None  # a DELETE QLOCAL in progress: (owner, until)
 
 
 class MemoryServer:
@@ -347,10 +358,16 @@ class MemoryQueueState:
             self._d().ackpos = int(pos)
 
     # -- open handles ----------------------------------------------------------------
+    @staticmethod
+    def _deleting(d: _QueueData, now: int) -> bool:
+        return d.deleting is not None and d.deleting[1] > now
+
     def register_open(self, handle: str, kinds: str, lease_ms: int = 120_000) -> bool:
         with self._store._call():
             d = self._d()
             now = self._now_ms()
+            if d.definition == DELETED or self._deleting(d, now):
+                raise QueueDeletedError(f"{self.qmgr}/{self.name}")
             wanted = kinds.split(",")
             if "input" in wanted:
                 for other_handle, (other, until) in d.opens.items():
@@ -381,6 +398,30 @@ class MemoryQueueState:
                         if k in counts:
                             counts[k] += 1
             return counts
+
+    # -- definition and DELETE QLOCAL ------------------------------------------------
+    def definition(self) -> str | None:
+        with self._store._call():
+            return self._d().definition
+
+    def set_definition(self, mark: str) -> None:
+        with self._store._call():
+            self._d().definition = mark
+
+    def begin_delete(self, owner: str, lease_ms: int) -> bool:
+        with self._store._call():
+            d = self._d()
+            now = self._now_ms()
+            if self._deleting(d, now) or any(until > now for _, until in d.opens.values()):
+                return False
+            d.deleting = (owner, now + lease_ms)
+            return True
+
+    def end_delete(self, owner: str) -> None:
+        with self._store._call():
+            d = self._d()
+            if d.deleting is not None and d.deleting[0] == owner:
+                d.deleting = None
 
     # -- mutexes ---------------------------------------------------------------------
     def try_mutex(self, purpose: str, owner: str, ttl_s: float) -> bool:
@@ -432,7 +473,8 @@ class MemoryQueueState:
 
     def drop(self) -> None:
         with self._store._call():
-            self._server.queues.pop((self.qmgr, self.name), None)
+            # Every key but the mark, which says the queue was deleted.
+            self._server.queues[(self.qmgr, self.name)] = _QueueData(definition=DELETED)
 
     # -- inspection (tests) ------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
@@ -450,6 +492,8 @@ class MemoryQueueState:
                 "opens": {h: f"{k}|{u}" for h, (k, u) in d.opens.items()},
                 "epoch": d.epoch is not None,
                 "ackpos": d.ackpos,
+                "def": d.definition,
+                "deleting": None if d.deleting is None else f"{d.deleting[0]}|{d.deleting[1]}",
             }
 
 

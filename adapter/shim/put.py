@@ -8,9 +8,9 @@ from adapter.core import cmqc as C
 from adapter.core import expiry as exp
 from adapter.core.calls import PutRequest, PutResult
 from adapter.core.errors import fail
-from adapter.core.mdrules import msg_type_error, reply_to_error
+from adapter.core.mdrules import feedback_error, msg_type_error, reply_to_error, report_outcome
 from adapter.core.openrules import PUT_CONTEXT, put_context_error
-from adapter.core.putrules import PutCursor, close_outcome, plan_put
+from adapter.core.putrules import PutCursor, close_outcome, plan_put, put_options_error
 from adapter.core.segmentation import segment_message
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
@@ -68,10 +68,9 @@ class Putter:
             raise fail(C.MQRC_HCONN_ERROR)  # MQDISC ended the connection
         if not put1 and not self.options & C.MQOO_OUTPUT:
             raise fail(C.MQRC_NOT_OPEN_FOR_OUTPUT)
-        if opts & C.MQPMO_SYNCPOINT and opts & C.MQPMO_NO_SYNCPOINT:
-            raise fail(C.MQRC_OPTIONS_ERROR)
-        if opts & C.MQPMO_ASYNC_RESPONSE and opts & C.MQPMO_SYNC_RESPONSE:
-            raise fail(C.MQRC_OPTIONS_ERROR)
+        reason = put_options_error(opts, put1=put1)
+        if reason is not None:
+            raise fail(reason)
         if opts & PUT_CONTEXT:  # which context, and may this handle give it
             reason = put_context_error(opts, self.options, put1=put1)
             if reason is not None:
@@ -102,10 +101,16 @@ class Putter:
         reason = (
             exp.validate_expiry(req.expiry)
             or msg_type_error(req.msg_type)
+            or feedback_error(req.feedback)
             or reply_to_error(req.msg_type, req.report, req.reply_to_q)
         )
         if reason is not None:
             raise fail(reason)
+        report = report_outcome(req.report)
+        if report is not None:
+            if report[0] == C.MQCC_FAILED:
+                raise fail(report[1])
+            warning = warning or report[1]  # MQRC_UNKNOWN_REPORT_OPTION: the put goes on
 
         plan = plan_put(
             self.cursor,

@@ -74,11 +74,17 @@ class Services:
 
     def saved_context(self, hobj: int) -> dict[str, Any]:
         """The context MQOO_SAVE_ALL_CONTEXT kept on handle `hobj` (MQPMO_PASS_*_CONTEXT):
-        MQRC_CONTEXT_HANDLE_ERROR if no such open handle saves context."""
+        MQRC_CONTEXT_HANDLE_ERROR if no such open handle saves context, and
+        MQRC_CONTEXT_NOT_AVAILABLE if it has none to give: no message got with it yet, or
+        its last successful get was a browse (2098,
+        https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041590_.html)."""
         handle = self.handles.get(hobj)
         if handle is None or handle.closed or not handle.options & C.MQOO_SAVE_ALL_CONTEXT:
             raise fail(C.MQRC_CONTEXT_HANDLE_ERROR)
-        return handle.getter.saved_context
+        saved = handle.getter.saved_context
+        if saved is None:
+            raise fail(C.MQRC_CONTEXT_NOT_AVAILABLE)
+        return saved
 
     def report_expiry(self, original: dict[str, Any]) -> bool:
         """A discarded expired message that asked for an MQRO_EXPIRATION* report: put

@@ -3,7 +3,8 @@
 Shaped after Kafka's share-group state. Per lane (one partition of one priority topic)
 a low watermark below which everything is consumed, the consumed offsets above it, and
 in-flight locks with leases (syncpoint gets, browse locks, discards in flight); per
-queue a depth counter, the open handles, and an `epoch` that marks the state complete.
+queue a depth counter, the open handles, an `epoch` that marks the state complete, and
+the definition mark (which definition of the queue is current, or that it was deleted).
 Every transition is atomic; every claim refuses to run without the epoch
 (`NoEpochError`), so state lost with the server is rebuilt from Kafka before it is
 trusted (recovery.py replays the ack log through these same transitions).
@@ -83,6 +84,15 @@ class NoEpochError(RuntimeError):
     """The queue's state is missing (the server lost or flushed it): rebuild it first."""
 
 
+class QueueDeletedError(RuntimeError):
+    """register_open on a queue that is deleted or being deleted (DELETE QLOCAL)."""
+
+
+# The definition mark a deleted queue leaves behind: handles still open on it learn from
+# it that their queue is gone (MQRC_Q_DELETED), opens racing the delete are refused.
+DELETED = "deleted"
+
+
 class QueueState(Protocol):
     """One queue's state. Every method is one atomic transition or read."""
 
@@ -149,9 +159,11 @@ class QueueState(Protocol):
 
     def register_open(self, handle: str, kinds: str, lease_ms: int = 120_000) -> bool:
         """Register (or renew) an open handle; `kinds` is a comma list of 'input',
-        'exclusive', 'output', 'browse'. Refused (False, nothing written) when it asks
-        for input and another live handle holds the queue exclusively, or when it asks
-        for exclusive input and another live handle has input (MQRC_OBJECT_IN_USE)."""
+        'exclusive', 'output', 'browse', 'inquire', 'set'. Refused (False, nothing
+        written) when it asks for input and another live handle holds the queue
+        exclusively, or when it asks for exclusive input and another live handle has
+        input (MQRC_OBJECT_IN_USE). Raises QueueDeletedError (nothing written) while the
+        queue is being deleted or once it was (begin_delete, drop)."""
         ...
 
     def unregister_open(self, handle: str) -> None: ...
@@ -163,6 +175,27 @@ class QueueState(Protocol):
 
     def open_counts(self) -> dict[str, int]:
         """{'input': n, 'output': n, 'browse': n} of the live handles."""
+        ...
+
+    def definition(self) -> str | None:
+        """The definition mark: which definition is current ('<incarnation>:<digest>',
+        written by the catalog at DEFINE / ALTER), DELETED after DELETE QLOCAL, None when
+        unknown (never written, or the state was lost). Read on every MQPUT and MQGET, so
+        it costs no round trip while it is unchanged (RedisStore: client tracking)."""
+        ...
+
+    def set_definition(self, mark: str) -> None: ...
+
+    def begin_delete(self, owner: str, lease_ms: int) -> bool:
+        """DELETE QLOCAL's first step, atomic with register_open: refused (False,
+        nothing written) while any live handle is registered or another delete is in
+        progress; else the queue is marked as being deleted for `lease_ms`, and
+        register_open refuses it from then on."""
+        ...
+
+    def end_delete(self, owner: str) -> None:
+        """A delete that did not happen (the queue was not empty, a server failed):
+        drop `owner`'s mark, opens are allowed again."""
         ...
 
     def try_mutex(self, purpose: str, owner: str, ttl_s: float) -> bool:
@@ -180,7 +213,8 @@ class QueueState(Protocol):
         ...
 
     def drop(self) -> None:
-        """DELETE QLOCAL: every key of the queue."""
+        """DELETE QLOCAL: every key of the queue, leaving the definition mark DELETED
+        (written first, so no open can register in between)."""
         ...
 
 

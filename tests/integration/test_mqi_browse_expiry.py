@@ -185,11 +185,14 @@ def test_define_status_delete_and_open_counts(qmgr) -> None:
     inq.get(None, md)
     assert md.Persistence == C.MQPER_PERSISTENT  # PERSISTENCE_AS_Q_DEF resolved
     with pytest.raises(pymqi.MQMIError) as exc:
-        qmgr.delete_queue("Q.ADMIN")
-    assert exc.value.reason == C.MQRC_Q_NOT_EMPTY
+        qmgr.delete_queue("Q.ADMIN", purge=True)
+    assert exc.value.reason == C.MQRC_OBJECT_IN_USE  # open: not even with purge
     inq.close()
     out.close()
     assert qmgr.queue_status("Q.ADMIN")["open_input_count"] == 0
+    with pytest.raises(pymqi.MQMIError) as exc:
+        qmgr.delete_queue("Q.ADMIN")
+    assert exc.value.reason == C.MQRC_Q_NOT_EMPTY
     qmgr.delete_queue("Q.ADMIN", purge=True)
     with pytest.raises(pymqi.MQMIError) as exc:
         pymqi.Queue(qmgr, "Q.ADMIN", C.MQOO_INPUT_SHARED)

@@ -29,7 +29,12 @@ from adapter.shim import redis_store  # noqa: E402
 from adapter.shim.clock import ManualClock  # noqa: E402
 from adapter.shim.memory_store import MemoryServer, MemoryStore  # noqa: E402
 from adapter.shim.redis_store import RedisStore  # noqa: E402
-from adapter.shim.store import BatchClaim, ClaimResult, NoEpochError  # noqa: E402
+from adapter.shim.store import (  # noqa: E402
+    BatchClaim,
+    ClaimResult,
+    NoEpochError,
+    QueueDeletedError,
+)
 
 URL = os.environ.get("MQK_REDIS_URL")
 pytestmark = [
@@ -73,7 +78,8 @@ class Pair:
         slow), then close the connections."""
         q = self.redis[0].queue(self.queue)
         names = ["low", "lock", "bo", "depth", "opens", "epoch", "ackpos", "rebuild"]
-        names += ["reconcile"] + [f"done:{prio}.{part}" for prio, part in LANES]
+        names += ["reconcile", "def", "deleting"]
+        names += [f"done:{prio}.{part}" for prio, part in LANES]
         q.r.delete(*(q.prefix + n for n in names))
         for s in self.redis + self.memory:
             s.close()
@@ -108,6 +114,8 @@ def _outcome(q: Any, name: str, args: list) -> Any:
         res = getattr(q, name)(*args[:-1], **args[-1]) if args else getattr(q, name)()
     except NoEpochError:
         return "NoEpochError"
+    except QueueDeletedError:
+        return "QueueDeletedError"
     if isinstance(res, ClaimResult):
         return ("claim", res.index, res.backout, res.gone, res.locked)
     if isinstance(res, BatchClaim):
@@ -140,6 +148,8 @@ def dump_redis(q: redis_store.RedisQueueState) -> dict[str, Any]:
         "opens": text_hash("opens"),
         "epoch": bool(r.exists(p + "epoch")),
         "ackpos": int(r.get(p + "ackpos") or 0),
+        "def": None if r.get(p + "def") is None else r.get(p + "def").decode(),
+        "deleting": None if r.get(p + "deleting") is None else r.get(p + "deleting").decode(),
     }
 
 
@@ -199,6 +209,10 @@ ops = weighted(
     (_op("unregister_open", st.sampled_from(["h1", "h2", "h3"])), 1),
     (_op("open_counts"), 2),
     (_op("open_live", st.sampled_from(["h1", "h2", "h3"])), 1),
+    (_op("set_definition", st.sampled_from(["i1:a", "i1:b", "i2:a"])), 1),
+    (_op("definition"), 2),
+    (_op("begin_delete", owners, leases), 1),
+    (_op("end_delete", owners), 1),
     (ticks, 8),
 )
 rare = st.one_of(_op("wipe"), _op("mark_complete"), _op("drop"))
@@ -330,6 +344,37 @@ SCENARIOS = {
         ("advance", 1, "4.1", 1, {}),
         ("apply_consumed", 0, [(4, 1, 5), (4, 1, 6), (4, 1, 0)], {}),
         ("peek", 0, [(4, 1, o) for o in range(8)], "a", {}),
+    ],
+    # DELETE QLOCAL against opens: whichever comes first wins, atomically; the mark
+    # read on one connection follows writes made on the other.
+    "delete lifecycle": [
+        ("set_definition", 0, "i1:a", {}),
+        ("definition", 1, {}),
+        ("register_open", 0, "h1", "inquire", 500, {}),
+        ("begin_delete", 1, "a", 1_000, {}),
+        ("tick", 0, 0.5),
+        ("begin_delete", 1, "a", 1_000, {}),
+        ("begin_delete", 0, "b", 1_000, {}),
+        ("register_open", 0, "h2", "output", 500, {}),
+        ("end_delete", 0, "b", {}),
+        ("register_open", 0, "h2", "output", 500, {}),
+        ("end_delete", 1, "a", {}),
+        ("register_open", 0, "h2", "output", 500, {}),
+        ("set_definition", 1, "i1:b", {}),
+        ("definition", 0, {}),
+        ("definition", 1, {}),
+        ("unregister_open", 0, "h2", {}),
+        ("begin_delete", 1, "a", 1_000, {}),
+        ("tick", 0, 1.0),
+        ("register_open", 0, "h3", "input", 500, {}),
+        ("begin_delete", 1, "c", 1_000, {}),
+        ("drop", 1, {}),
+        ("definition", 0, {}),
+        ("register_open", 0, "h3", "input", 500, {}),
+        ("open_counts", 0, {}),
+        ("set_definition", 0, "i2:a", {}),
+        ("definition", 1, {}),
+        ("register_open", 0, "h3", "input", 500, {}),
     ],
 }
 

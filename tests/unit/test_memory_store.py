@@ -20,10 +20,12 @@ from adapter.shim.memory_store import (
     MemoryStore,
 )
 from adapter.shim.store import (
+    DELETED,
     Candidate,
     ClaimResult,
     ClaimStatus,
     NoEpochError,
+    QueueDeletedError,
     QueueState,
     StateStore,
 )
@@ -571,3 +573,38 @@ def test_implements_the_protocol(proto, impl):
             want = list(inspect.signature(fn).parameters)
             have = list(inspect.signature(getattr(impl, name)).parameters)
             assert have[: len(want)] == want, name
+
+
+# ------------------------------------------------------------- DELETE QLOCAL, the mark
+def test_begin_delete_and_register_open_exclude_each_other(q, clock):
+    q.register_open("h1", "inquire", lease_ms=1000)
+    before = q.snapshot()["opens"]
+    assert not q.begin_delete("admin", 60_000)  # any live open keeps the delete out
+    clock.advance(1.0)  # its lease ran out (the process died)
+    assert q.begin_delete("admin", 60_000)
+    assert not q.begin_delete("other", 60_000)  # one delete at a time
+    with pytest.raises(QueueDeletedError):
+        q.register_open("h2", "output")
+    assert q.snapshot()["opens"] == before  # nothing written
+    q.end_delete("other")  # not its mark: no effect
+    with pytest.raises(QueueDeletedError):
+        q.register_open("h2", "output")
+    q.end_delete("admin")  # the delete did not happen: opens are allowed again
+    assert q.register_open("h2", "output")
+
+
+def test_a_delete_mark_expires_with_its_lease(q, clock):
+    assert q.begin_delete("admin", 500)
+    clock.advance(0.5)
+    assert q.register_open("h1", "input")
+
+
+def test_drop_leaves_the_deleted_mark_until_defined_again(q):
+    q.set_definition("i1:abc")
+    assert q.definition() == "i1:abc"
+    q.drop()
+    assert q.definition() == DELETED
+    with pytest.raises(QueueDeletedError):
+        q.register_open("h1", "input")
+    q.set_definition("i2:abc")  # DEFINE QLOCAL of the same name: a new queue
+    assert q.register_open("h1", "input")
