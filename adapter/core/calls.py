@@ -46,6 +46,8 @@ class PutRequest:
     context: dict[str, Any] | None = None
     # PMO.Context: the Hobj whose saved context MQPMO_PASS_*_CONTEXT passes.
     context_handle: int = 0
+    # The message's properties (PMO.OriginalMsgHandle), in adapter.core.propwire's form.
+    properties: bytes = b""
 
 
 @dataclass(slots=True)
@@ -64,3 +66,6 @@ class GetResult:
     gmo: dict[str, Any]  # GMO output fields
     warning: int | None  # reason of an MQCC_WARNING completion
     original_length: int
+    # Properties for the GMO's MsgHandle (propwire form); b"" when they went elsewhere
+    # (an MQRFH2 in `data`, or discarded: adapter.core.propctl).
+    properties: bytes = b""

@@ -120,6 +120,7 @@ class GetRequest:
     offset: int = 0
     gmo_version: int = C.MQGMO_VERSION_2
     md_version: int = C.MQMD_VERSION_2
+    msg_handle: bool = False  # GMO.MsgHandle given (version 4): where properties may go
 
     @property
     def match(self) -> int:

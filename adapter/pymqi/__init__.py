@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from adapter.core import cmqc as _C
+from adapter.core import propwire
 from adapter.core.calls import GetRequest, PutRequest
 from adapter.core.connrules import connect_options_error
 from adapter.core.dynamic import DEFAULT_DYNAMIC_Q_NAME
@@ -22,6 +23,7 @@ from adapter.core.putrules import put_options_error
 from adapter.core.structrules import structure_error
 from adapter.pymqi import CMQC
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
+from adapter.pymqi.msghandle import MessageHandle, MessageHandles
 from adapter.pymqi.structs import (
     CNO,
     CSP,
@@ -52,6 +54,7 @@ __all__ = [
     "PMO",
     "Error",
     "MQMIError",
+    "MessageHandle",
     "MQOpts",
     "PYIFError",
     "Queue",
@@ -173,7 +176,14 @@ def get_request(md_: MD, gmo_: GMO) -> GetRequest:
         offset=md_.Offset if v2 else 0,
         gmo_version=gmo_.Version,
         md_version=md_.Version,
+        msg_handle=_msg_handle(gmo_.MsgHandle) is not None if gmo_.Version >= 4 else False,
     )
+
+
+def _msg_handle(value: int) -> int | None:
+    """A message handle field's handle, or None for MQHM_NONE / MQHM_UNUSABLE_HMSG."""
+    value = int(value)
+    return None if value in (_C.MQHM_NONE, _C.MQHM_UNUSABLE_HMSG) else value
 
 
 def _name(value: Any) -> str:
@@ -204,6 +214,7 @@ class QueueManager:
         self.bytes_encoding = bytes_encoding
         self.default_ccsid = default_ccsid
         self._disconnect_on_exit = disconnect_on_exit
+        self._msg_handles = MessageHandles()  # MQCRTMH handles of this connection
         self._targets = {
             "kafka_bootstrap": kafka_bootstrap,
             "redis_url": redis_url,
@@ -456,7 +467,10 @@ class Queue:
         elif not isinstance(msg, bytes | bytearray | memoryview):
             raise TypeError(f"Message type is {type(msg).__name__}. Convert to bytes.")
         handle = handle or self._handle
-        result = handle.put(put_request(md_, pmo_), bytes(msg), put1=put1)
+        req = put_request(md_, pmo_)
+        if pmo_.Version >= 3 and (number := _msg_handle(pmo_.OriginalMsgHandle)) is not None:
+            req.properties = propwire.pack(self._qmgr._msg_handles.properties(number))
+        result = handle.put(req, bytes(msg), put1=put1)
         # Output fields at their MQ widths, straight into the structure (no coercion).
         pmo_.__dict__["ResolvedQName"], pmo_.__dict__["ResolvedQMgrName"] = _resolved(handle)
         if result.warning is not None:
@@ -475,8 +489,12 @@ class Queue:
         _check_live(handle)
         _check_structure("MD", md_)
         _check_structure("GMO", gmo_)
+        req = get_request(md_, gmo_)
+        number = _msg_handle(gmo_.MsgHandle) if req.msg_handle else None
+        if number is not None:
+            self._qmgr._msg_handles.properties(number)  # 2460 before any message is taken
         try:
-            result = handle.get(get_request(md_, gmo_), maxLength, gmo_.WaitInterval)
+            result = handle.get(req, maxLength, gmo_.WaitInterval)
         except MQMIError as err:
             result = getattr(err, "result", None)
             if result is not None:  # a warning (2080): the MD and GMO are filled first
@@ -485,6 +503,8 @@ class Queue:
         if result is None:  # MQGMO_UNLOCK returns no message
             return b""
         self._fill(result, md_, gmo_)
+        if number is not None:  # the handle now holds this message's properties
+            self._qmgr._msg_handles.replace(number, propwire.unpack(result.properties))
         gmo_.__dict__["ResolvedQName"] = _resolved(handle)[0]
         if result.warning is not None:
             raise MQMIError(

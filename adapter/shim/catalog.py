@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from adapter import config
 from adapter.core import cmqc as C
 from adapter.core.errors import fail
+from adapter.core.propctl import PROPCTL_VALUES
 from adapter.shim import naming
 from adapter.shim.log import Log, Producer, TopicSpec, produce, read_range
 from adapter.shim.store import DELETED, StateStore
@@ -50,6 +51,7 @@ class QueueDef:
     put_inhibited: bool = False  # PUT(DISABLED)
     shareable: bool = True  # SHARE / NOSHARE: may several handles open it for input
     def_input_exclusive: bool = True  # DEFSOPT(EXCL) (MQ's default) / DEFSOPT(SHARED)
+    property_control: int = C.MQPROP_COMPATIBILITY  # PROPCTL (adapter/core/propctl.py)
     # Which DEFINE made the queue (set by the catalog): a queue deleted and defined again
     # is another queue to the handles still open on the old one.
     incarnation: str = ""
@@ -107,6 +109,8 @@ class QueueDef:
             raise ValueError("partitions must be >= 1, max_depth and max_msg_length >= 0")
         if not self.segment_size >= 16:
             raise ValueError("segment_size must be at least 16 bytes")
+        if self.property_control not in PROPCTL_VALUES:
+            raise ValueError("property_control must be an MQPROP_* value")
         if self.queue_type not in (C.MQQT_LOCAL, C.MQQT_MODEL):
             raise ValueError("queue_type must be MQQT_LOCAL or MQQT_MODEL")
         if self.is_model and self.definition_type not in _DYNAMIC:
@@ -146,6 +150,7 @@ ALTERABLE = frozenset(
         "put_inhibited",
         "shareable",
         "def_input_exclusive",
+        "property_control",
     }
 )
 

@@ -4,10 +4,13 @@ with reports, syncpoint gets held by the unit of work, and the BOTHRESH requeue.
 
 from __future__ import annotations
 
+import logging
+
 from adapter import config
 from adapter.core import cmqc as C
 from adapter.core import expiry as exp
 from adapter.core import getrules as gr
+from adapter.core import propctl, propwire, rfh2
 from adapter.core.calls import GetRequest, GetResult
 from adapter.core.errors import MQMIError, fail, warning
 from adapter.core.model import Item
@@ -21,6 +24,7 @@ from adapter.shim.selection import message_lookup
 from adapter.shim.services import Services
 from adapter.shim.store import ClaimStatus, NoEpochError, QueueState
 
+log = logging.getLogger("mqk.shim.get")
 DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
 INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 _BROWSING = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
@@ -430,6 +434,12 @@ class Getter:
         if self._forgotten >= config.ADVANCE_EVERY:
             self._advance_watermarks()
         warning = None
+        fmt, encoding, ccsid = env["Format"], env["Encoding"], env["CodedCharSetId"]
+        props = env.get("Properties", b"")
+        if props:
+            data, props, fmt, encoding, ccsid = self._deliver_properties(
+                req, props, data, fmt, encoding, ccsid
+            )
         original_length = len(data)
         if max_length is not None and len(data) > max_length:
             data = data[:max_length]
@@ -446,9 +456,9 @@ class Getter:
             "Persistence": env["Persistence"],
             "Priority": env["Priority"],
             "Expiry": exp.remaining_tenths(env["PutTimestamp"], env["Expiry"], now),
-            "Format": pad_mqchar(env["Format"], 8),
-            "CodedCharSetId": env["CodedCharSetId"],
-            "Encoding": env["Encoding"],
+            "Format": pad_mqchar(fmt, 8),
+            "CodedCharSetId": ccsid,
+            "Encoding": encoding,
             "MsgType": env["MsgType"],
             "Report": env["Report"],
             "Feedback": env["Feedback"],
@@ -487,7 +497,30 @@ class Getter:
                 if table2 is not None and warning is None:
                     warning = table2[1]
                 self.get_cursor = gr.advance(self.get_cursor, item, req)
-        return GetResult(data, md, gmo, warning, original_length)
+        return GetResult(data, md, gmo, warning, original_length, props)
+
+    def _deliver_properties(
+        self, req: GetRequest, packed: bytes, data: bytes, fmt: str, encoding: int, ccsid: int
+    ) -> tuple[bytes, bytes, str, int, int]:
+        """The message's properties go to the GMO's message handle, into an MQRFH2 in
+        front of the data, or nowhere (adapter/core/propctl.py). Returns the data, the
+        properties left for the handle and the MQMD's Format, Encoding and CCSID."""
+        try:
+            props = propwire.unpack(packed)
+        except propwire.PropertiesWireError:
+            # Written by something else than this project: the message, without them.
+            log.warning("%s: a message's properties are unreadable; delivered without", self.name)
+            return data, b"", fmt, encoding, ccsid
+        how = propctl.delivery(
+            req.options, req.msg_handle, self.qdef.property_control, (p.name for p in props)
+        )
+        if how is propctl.Delivery.HANDLE:
+            return data, packed, fmt, encoding, ccsid
+        if how is propctl.Delivery.NONE:
+            return data, b"", fmt, encoding, ccsid
+        body_fmt = fmt.encode().ljust(8)[:8]
+        data = rfh2.build_message(props, data, body_fmt, encoding, ccsid or 1208)
+        return data, b"", C.MQFMT_RF_HEADER_2.decode(), C.MQENC_NATIVE, 1208
 
     def _discard_expired(self, items: list[Item]) -> None:
         """Expired messages a get met: removed (outside any unit of work) and reported."""

@@ -185,6 +185,7 @@ class Putter:
             "ReplyToQ": reply_q,
             "ReplyToQMgr": req.reply_to_qmgr or (svc.qmgr if reply_q else ""),
             "BackoutCount": 0,
+            "Properties": req.properties,
         }
         topic = self._topics[min(priority, 9)]
         out = records.build(topic, plan, pieces, fields, context, payload, msg_id, svc.new_msg_id)

@@ -38,6 +38,7 @@ def build(
     (everything but MsgId, GroupId, MsgSeqNumber, Offset, MsgFlags and the context);
     the first piece keeps `msg_id`, later segments get new ones, as MQ's segmentation."""
     base = dict(fields)
+    base.setdefault("Properties", b"")  # reports and requeues carry none of their own
     base["GroupId"] = plan.group_id
     base["MsgSeqNumber"] = plan.seq
     base.update(context)

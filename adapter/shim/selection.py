@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from adapter.core import cmqc as C
-from adapter.core.properties import MQMD_FIELD_TYPES, descriptor_properties
+from adapter.core import propwire
+from adapter.core.properties import MQMD_FIELD_TYPES, MessageProperties, descriptor_properties
 from adapter.core.selector import Lookup
 from adapter.shim.context import put_date_time
 
@@ -48,9 +49,10 @@ def message_lookup(env: dict[str, Any]) -> Lookup:
     """The selector's view of one message (its envelope). The JMS view is built only
     when a selector asks for a JMS name, once per message."""
     jms: dict[str, Any] | None = None
+    props: MessageProperties | None = None
 
     def lookup(name: str) -> Any:
-        nonlocal jms
+        nonlocal jms, props
         if name.startswith(MQMD_PREFIX):
             return _mqmd_field(env, name[len(MQMD_PREFIX) :])
         if name.startswith("JMS"):
@@ -59,7 +61,18 @@ def message_lookup(env: dict[str, Any]) -> Lookup:
                     n: selector_value(p.type, p.value)
                     for n, p in descriptor_properties(_descriptor(env)).items()
                 }
-            return jms.get(name)
-        return None  # a property the message does not carry
+            if name in jms:
+                return jms[name]
+            # JMSType, JMSXGroupID, ... set as properties (mcd.Type, jms.Gxid): below
+        if props is None:
+            try:
+                props = propwire.unpack(env.get("Properties", b""))
+            except propwire.PropertiesWireError:
+                props = MessageProperties()  # unreadable: none (the get reports it)
+        try:
+            prop = props.get(name)
+        except ValueError:  # not a property name at all (e.g. undecodable)
+            return None
+        return None if prop is None else selector_value(prop.type, prop.value)
 
     return lookup

@@ -1,0 +1,75 @@
+"""How a message's properties reach the application that gets it: in its message handle,
+as an MQRFH2 header in front of the data, or not at all. Pure.
+
+IBM: the MQGMO property options (MQGMO_PROPERTIES_AS_Q_DEF: "If a MsgHandle is provided,
+this option is ignored and the properties of the message are available using the
+MsgHandle, unless the value of the PropertyControl queue attribute is
+MQPROP_FORCE_MQRFH2"), https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=mqgmo-options-mqlong,
+and the queue attribute PropertyControl (PROPCTL),
+https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=queues-propertycontrol-mqlong:
+COMPAT delivers every property in an MQRFH2 when the message has one in the mcd, jms,
+usr or mqext folder and none otherwise; NONE none; ALL and FORCE every one in an MQRFH2;
+V6COMPAT as it was put (here: as COMPAT, the MQRFH2 a version-6 application put being
+part of its data already).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum
+
+from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
+
+PROPCTL_VALUES = (
+    C.MQPROP_COMPATIBILITY,
+    C.MQPROP_NONE,
+    C.MQPROP_ALL,
+    C.MQPROP_FORCE_MQRFH2,
+    C.MQPROP_V6COMPAT,
+)
+_COMPAT_FOLDERS = frozenset(("mcd", "jms", "usr", "mqext"))
+_GMO_PROPERTY_OPTIONS = (
+    C.MQGMO_PROPERTIES_FORCE_MQRFH2
+    | C.MQGMO_NO_PROPERTIES
+    | C.MQGMO_PROPERTIES_IN_HANDLE
+    | C.MQGMO_PROPERTIES_COMPATIBILITY
+)
+
+
+class Delivery(Enum):
+    HANDLE = "handle"  # MQINQMP on the GMO's MsgHandle
+    RFH2 = "rfh2"  # an MQRFH2 header before the data, Format MQHRF2
+    NONE = "none"  # discarded
+
+
+def _compat(qualified_names: Iterable[str]) -> Delivery:
+    for name in qualified_names:
+        if name.split(".", 1)[0] in _COMPAT_FOLDERS:
+            return Delivery.RFH2
+    return Delivery.NONE
+
+
+def delivery(
+    gmo_options: int, has_handle: bool, propctl: int, qualified_names: Iterable[str]
+) -> Delivery:
+    """Where the properties (their qualified names, e.g. 'usr.color') of the message an
+    MQGET returns go."""
+    chosen = gmo_options & _GMO_PROPERTY_OPTIONS
+    if chosen & C.MQGMO_PROPERTIES_FORCE_MQRFH2:
+        return Delivery.RFH2
+    if chosen & C.MQGMO_NO_PROPERTIES:
+        return Delivery.NONE
+    if chosen & C.MQGMO_PROPERTIES_IN_HANDLE:
+        return Delivery.HANDLE if has_handle else Delivery.NONE
+    if chosen & C.MQGMO_PROPERTIES_COMPATIBILITY:
+        return _compat(qualified_names)
+    # MQGMO_PROPERTIES_AS_Q_DEF
+    if propctl == C.MQPROP_FORCE_MQRFH2:
+        return Delivery.RFH2
+    if has_handle:
+        return Delivery.HANDLE
+    if propctl == C.MQPROP_NONE:
+        return Delivery.NONE
+    if propctl == C.MQPROP_ALL:
+        return Delivery.RFH2
+    return _compat(qualified_names)
