@@ -272,13 +272,16 @@ def candidates(
     cursor: GetCursor,
     req: GetRequest,
     selects: Callable[[Item], bool] | None = None,
+    start_after: tuple | None = None,
 ) -> Iterator[Item]:
     """The items this MQGET may return, best first. Run `check_request` first.
 
     `selects` is the handle's message selector (MQOD SelectionString): it decides where
     a message, a group or a logical message starts, as the match options do; the rest
     of a group or logical message under way follows in logical order, and the message
-    under the browse cursor was selected when the browse found it."""
+    under the browse cursor was selected when the browse found it. `start_after`: a
+    position before which a destructive get in physical order need not look (every
+    message there is one the selector rejected)."""
     if req.under_cursor:
         # MatchOptions are ignored; the item is the one the browse cursor is on.
         item = view.get(cursor.last_key) if cursor.last_key is not None else None
@@ -328,7 +331,7 @@ def candidates(
             yield item
         return
 
-    after = state.last_pos if req.browse else None
+    after = state.last_pos if req.browse else start_after
     for item in view.iter_after(after):
         if not matches(item, mo, req.msg_id, req.correl_id, req.group_id, req.seq, req.offset):
             continue

@@ -147,6 +147,12 @@ class QueueView:
     def __iter__(self) -> Iterator[Item]:
         return self._all.iter_after(None)
 
+    @property
+    def order_version(self) -> int:
+        """Changes whenever an item lands before others (or the index is compacted): a
+        position remembered as "nothing of interest before it" holds while this stays."""
+        return self._all._version
+
     def iter_after(self, pos: tuple | None) -> Iterator[Item]:
         """Items physically after `pos` (all items when None), in physical order."""
         return self._all.iter_after(pos)

@@ -48,6 +48,39 @@ def _no_context(env: dict) -> bool:
 RETRY = object()  # a claim found candidates gone: the view changed, select again
 
 
+def _scans_all(req: GetRequest, browsing: bool) -> bool:
+    """A destructive get in physical order whose every candidate reaches the selector
+    (no MsgId/CorrelId/group matching in between)."""
+    mo = req.match
+    return (
+        not browsing
+        and not req.logical
+        and not req.under_cursor
+        and not (mo & C.MQMO_MATCH_MSG_ID and req.msg_id != C.MQMI_NONE)
+        and not (mo & C.MQMO_MATCH_CORREL_ID and req.correl_id != C.MQCI_NONE)
+        and not mo & (C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET)
+    )
+
+
+class _RejectedRun:
+    """Watches one scan: how far from its start every message was one the selector
+    rejects, so that the handle's next get starts after them."""
+
+    def __init__(self, selects, upto: tuple | None, version: int) -> None:
+        self._selects = selects
+        self.upto = upto
+        self.version = version
+        self._unbroken = True
+
+    def selects(self, item: Item) -> bool:
+        verdict = self._selects(item)
+        if verdict:
+            self._unbroken = False
+        elif self._unbroken:
+            self.upto = item.pos
+        return verdict
+
+
 class Getter:
     """The MQGET half of an open queue: its view of the queue, get and browse cursors,
     and the browse lock."""
@@ -79,6 +112,9 @@ class Getter:
         # MQOD SelectionString: only messages it selects are seen by this handle.
         self.selector = selector
         self._selects = self._selected if selector is not None else None
+        self._verdicts: dict = {}  # item key -> the selector's verdict on that message
+        # (pos, view order_version): every message up to pos is one the selector rejects
+        self._rejected_upto: tuple[tuple, int] | None = None
 
     @property
     def reader(self) -> QueueReader:
@@ -89,8 +125,18 @@ class Getter:
         return self._reader
 
     def _selected(self, item: Item) -> bool:
-        env = self.reader.envelopes.get(item.key)
-        return env is not None and self.selector.matches(message_lookup(env))
+        # A message's properties and MQMD never change on the queue, so neither does the
+        # selector's verdict: each message is judged once, not on every get that scans
+        # past it (messages the selector rejects pile up in front of the ones it takes).
+        verdict = self._verdicts.get(item.key)
+        if verdict is None:
+            env = self.reader.envelopes.get(item.key)
+            verdict = env is not None and self.selector.matches(message_lookup(env))
+            self._verdicts[item.key] = verdict
+            if len(self._verdicts) > 2 * len(self.reader.envelopes) + 1024:
+                live = self.reader.envelopes
+                self._verdicts = {k: v for k, v in self._verdicts.items() if k in live}
+        return verdict
 
     def get(self, req: GetRequest, max_length: int | None, wait_interval: int) -> GetResult | None:
         """MQGET; None for MQGMO_UNLOCK (no message). Raises MQMIError for failures and
@@ -175,7 +221,14 @@ class Getter:
         batch: list[Item] = []
         expired: list[Item] = []
         first_error = None
-        for item in gr.candidates(view, sel_cursor, req, self._selects):
+        selects, start_after, scan = self._selects, None, None
+        if selects is not None and _scans_all(req, browsing):
+            skip = self._rejected_upto
+            if skip is not None and skip[1] == view.order_version:
+                start_after = skip[0]
+            scan = _RejectedRun(selects, start_after, view.order_version)
+            selects = scan.selects
+        for item in gr.candidates(view, sel_cursor, req, selects, start_after):
             if exp.is_expired(item.put_ms, item.expiry, now):
                 expired.append(item)
                 if len(expired) >= config.CLAIM_BATCH:
@@ -189,6 +242,8 @@ class Getter:
             batch.append(item)
             if len(batch) >= config.CLAIM_BATCH:
                 break
+        if scan is not None and scan.upto is not None:
+            self._rejected_upto = (scan.upto, scan.version)
         if expired:
             self._discard_expired(expired)
             if not batch and first_error is None:

@@ -165,3 +165,21 @@ def test_selection_on_the_jms_names_of_the_descriptor(qmgr) -> None:
         seen = [body for body, _md in drain(browser, options=C.MQGMO_BROWSE_NEXT)]
         assert seen == expected, selection
         browser.close()
+
+
+def test_a_selecting_getter_skips_rejected_messages_but_never_misses_a_new_one(qmgr) -> None:
+    qmgr.define_queue("Q.SEL.SKIP")
+    out = pymqi.Queue(qmgr, "Q.SEL.SKIP", OUT)
+    for i in range(50):
+        put(out, b"miss%d" % i, Priority=5, MsgType=C.MQMT_DATAGRAM)
+    q = selecting(qmgr, "Q.SEL.SKIP", "Root.MQMD.MsgType = 1")
+    gmo = pymqi.GMO(Options=C.MQGMO_NO_SYNCPOINT)
+    with pytest.raises(pymqi.MQMIError):
+        q.get(None, pymqi.MD(), gmo)  # scans the 50 and remembers they are rejected
+    put(out, b"late", Priority=5, MsgType=C.MQMT_REQUEST, ReplyToQ=b"R")  # after them
+    assert q.get(None, pymqi.MD(), gmo) == b"late"
+    put(out, b"urgent", Priority=9, MsgType=C.MQMT_REQUEST, ReplyToQ=b"R")  # before them
+    assert q.get(None, pymqi.MD(), gmo) == b"urgent"
+    put(out, b"low", Priority=0, MsgType=C.MQMT_REQUEST, ReplyToQ=b"R")
+    plain = pymqi.Queue(qmgr, "Q.SEL.SKIP", IN)
+    assert len(drain(plain)) == 51  # the rejected ones all stayed, and "low"
