@@ -18,6 +18,7 @@ from ops.bench import (
     latency,
     logical,
     machine,
+    props,
     puts,
     spark,
     uow,
@@ -38,6 +39,7 @@ SECTIONS: dict[str, tuple[str, Callable[..., list[Row]]]] = {
     "latency": ("5 latency", latency.run),
     "spark": ("6 spark", spark.run),
     "java": ("7 ceiling", javatools.run),
+    "props": ("8 properties", props.run),
     "costs": (costs.SECTION, costs.run),  # per-call floors behind the missed 1 KiB ratios
 }
 
