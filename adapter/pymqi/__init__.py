@@ -419,11 +419,11 @@ class Queue:
         self._closed = False
         if is_od:
             opened = self._handle.name  # a model queue's: the dynamic queue created
+            # Output fields at MQ's widths (blank-padded MQCHAR48), as MQOPEN writes them.
+            queue, qmgr = _resolved_names(opened, conn.qmgr)
             if opened != name:  # MQOPEN returns the new queue's name and queue manager
-                qDesc.ObjectName = opened.encode()
-                qDesc.ObjectQMgrName = conn.qmgr.encode()
-            qDesc.ResolvedQName = opened.encode()
-            qDesc.ResolvedQMgrName = conn.qmgr.encode()
+                qDesc.__dict__["ObjectName"], qDesc.__dict__["ObjectQMgrName"] = queue, qmgr
+            qDesc.__dict__["ResolvedQName"], qDesc.__dict__["ResolvedQMgrName"] = queue, qmgr
 
     @_mqi
     def open(self, qDesc, *opts: Any) -> None:

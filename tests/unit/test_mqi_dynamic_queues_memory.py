@@ -352,3 +352,14 @@ def test_mqk_define_model_and_status(world, qmgr, qmgr_name, capsys) -> None:
     assert [(d.queue_type, d.definition_type) for d in qdefs] == [(2, 2), (2, 3)]
     assert cli.main(["status", qmgr_name, "M.PERM"]) == 0
     assert "TYPE(QMODEL) DEFTYPE(PERMDYN)" in capsys.readouterr().out
+
+
+def test_mqopen_returns_the_dynamic_name_blank_padded_as_mq_does(qmgr) -> None:
+    qmgr.define_queue("PAD.MODEL", queue_type=pymqi.CMQC.MQQT_MODEL)
+    od = pymqi.OD(ObjectName="PAD.MODEL", DynamicQName="PAD.*")
+    q = pymqi.Queue(qmgr, od, pymqi.CMQC.MQOO_INPUT_EXCLUSIVE)
+    for field in ("ObjectName", "ResolvedQName", "ObjectQMgrName", "ResolvedQMgrName"):
+        value = getattr(od, field)
+        assert len(value) == 48 and value.endswith(b" "), field
+    assert od.ObjectName == od.ResolvedQName and od.ObjectName.startswith(b"PAD.")
+    q.close()
