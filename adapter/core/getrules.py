@@ -131,6 +131,20 @@ class GetRequest:
         return self.match_options
 
     @property
+    def in_physical_order(self) -> bool:
+        """The get takes the next message in physical order: no logical order, no
+        message under a cursor, no MsgId/CorrelId/GroupId/MsgSeqNumber/Offset matching
+        (the read-ahead buffer serves such gets; a selector's rejected run is skipped)."""
+        mo = self.match
+        return (
+            not self.under_cursor
+            and not self.logical
+            and not (mo & C.MQMO_MATCH_MSG_ID and self.msg_id != C.MQMI_NONE)
+            and not (mo & C.MQMO_MATCH_CORREL_ID and self.correl_id != C.MQCI_NONE)
+            and not mo & _V2_MATCH_OPTIONS
+        )
+
+    @property
     def logical(self) -> bool:
         return bool(self.options & C.MQGMO_LOGICAL_ORDER)
 

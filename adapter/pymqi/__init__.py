@@ -562,8 +562,7 @@ class Queue:
     @_mqi
     def inquire(self, attribute: int):
         handle = self._ensure_open(_C.MQOO_INQUIRE)
-        if handle.svc.closed:
-            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HCONN_ERROR)
+        _check_live(handle)
         if not handle.options & _C.MQOO_INQUIRE:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_NOT_OPEN_FOR_INQUIRE)
         qdef, st = handle.current(), handle.state  # after an ALTER: the new values

@@ -48,20 +48,6 @@ def _no_context(env: dict) -> bool:
 RETRY = object()  # a claim found candidates gone: the view changed, select again
 
 
-def _scans_all(req: GetRequest, browsing: bool) -> bool:
-    """A destructive get in physical order whose every candidate reaches the selector
-    (no MsgId/CorrelId/group matching in between)."""
-    mo = req.match
-    return (
-        not browsing
-        and not req.logical
-        and not req.under_cursor
-        and not (mo & C.MQMO_MATCH_MSG_ID and req.msg_id != C.MQMI_NONE)
-        and not (mo & C.MQMO_MATCH_CORREL_ID and req.correl_id != C.MQCI_NONE)
-        and not mo & (C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET)
-    )
-
-
 class _RejectedRun:
     """Watches one scan: how far from its start every message was one the selector
     rejects, so that the handle's next get starts after them."""
@@ -222,7 +208,7 @@ class Getter:
         expired: list[Item] = []
         first_error = None
         selects, start_after, scan = self._selects, None, None
-        if selects is not None and _scans_all(req, browsing):
+        if selects is not None and not browsing and req.in_physical_order:
             skip = self._rejected_upto
             if skip is not None and skip[1] == view.order_version:
                 start_after = skip[0]

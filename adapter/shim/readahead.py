@@ -32,21 +32,11 @@ _SELECTIVE = (
     | C.MQGMO_LOCK
     | C.MQGMO_MSG_UNDER_CURSOR
 )
-_SELECTING_MATCH = C.MQMO_MATCH_GROUP_ID | C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET
 
 
 def _next_in_physical_order(req: gr.GetRequest, max_length: int | None) -> bool:
-    """The get takes the next message in physical order: no selector, no logical order,
-    no buffer limit."""
-    mo = req.match
-    return (
-        max_length is None
-        and not req.under_cursor
-        and not req.logical
-        and not (mo & C.MQMO_MATCH_MSG_ID and req.msg_id != C.MQMI_NONE)
-        and not (mo & C.MQMO_MATCH_CORREL_ID and req.correl_id != C.MQCI_NONE)
-        and not mo & _SELECTING_MATCH
-    )
+    """The get takes the next message in physical order, with no buffer limit."""
+    return max_length is None and req.in_physical_order
 
 
 class ReadAheadBuffer:
