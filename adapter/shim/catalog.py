@@ -259,6 +259,9 @@ class Catalog:
         # whose lease ran out learns it instead of waiting on a topic that is gone.
         self.store.queue(name).set_definition(DELETED)
         self.store.catalog_delete(name)
+        self._uncache(name)
+
+    def _uncache(self, name: str) -> None:
         self._defs.pop(name, None)
         self._marks.pop(name, None)
 
@@ -277,8 +280,7 @@ class Catalog:
         st = self.store.queue(name)
         mark = st.definition()
         if mark == DELETED:
-            self._defs.pop(name, None)
-            self._marks.pop(name, None)
+            self._uncache(name)
             return None
         if not refresh and mark is not None and self._marks.get(name) == mark:
             return self._defs[name]
@@ -288,8 +290,7 @@ class Catalog:
             if raw is not None:  # the store lost its cache: put the definition back
                 self.store.catalog_put(name, raw)
         if raw is None:
-            self._defs.pop(name, None)
-            self._marks.pop(name, None)
+            self._uncache(name)
             return None
         qdef = QueueDef.from_json(raw)
         if mark is None:  # never written (an older definition), or the state was lost

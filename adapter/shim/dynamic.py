@@ -39,7 +39,7 @@ from adapter.core.dynamic import dynamic_name, dynamic_q_name_error
 from adapter.core.errors import fail
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import Clock
-from adapter.shim.store import DELETED, StateStore
+from adapter.shim.store import StateStore
 
 log = logging.getLogger("mqk.shim.dynamic")
 
@@ -99,15 +99,11 @@ class DynamicQueues:
             attrs = {k: v for k, v in model.__dict__.items() if k not in skip}
             attrs.update(queue_type=C.MQQT_LOCAL, definition_type=model.definition_type)
             qdef = QueueDef(name=name, creator=creator, **attrs)
-            if st.definition() == DELETED:
-                # An earlier queue of this name was deleted: its mark would refuse the
-                # creator's registration. Nothing is defined under the name right now.
-                st.set_definition("")
-            if qdef.is_temporary:
-                # Leased before the definition is visible, so a sweep never finds a
-                # temporary queue without a live creator while its MQOPEN runs.
-                st.register_open(creator, CREATOR_KIND, config.OPEN_LEASE_MS)
             self.catalog.define(qdef, replace=True)  # absent: checked above, under the mutex
+            if qdef.is_temporary:
+                # Leased while the mutex is held, so a sweep (which takes it too) never
+                # finds a temporary queue without a live creator while its MQOPEN runs.
+                st.register_open(creator, CREATOR_KIND, config.OPEN_LEASE_MS)
             log.info("created dynamic queue %s from model %s", name, model.name)
             return qdef
         finally:

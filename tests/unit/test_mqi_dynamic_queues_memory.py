@@ -363,3 +363,22 @@ def test_mqopen_returns_the_dynamic_name_blank_padded_as_mq_does(qmgr) -> None:
         assert len(value) == 48 and value.endswith(b" "), field
     assert od.ObjectName == od.ResolvedQName and od.ObjectName.startswith(b"PAD.")
     q.close()
+
+
+def test_a_full_dynamic_name_can_be_created_again_after_its_queue_went(qmgr, qmgr_name) -> None:
+    qmgr.define_queue(MODEL, queue_type=C.MQQT_MODEL)
+    q, name = open_model(qmgr, C.MQOO_INPUT_EXCLUSIVE, b"MY.REPLY")
+    q.close()  # the creator's close deletes it (its state keeps a DELETED mark)
+    assert not defined(qmgr, "MY.REPLY")
+    again, name2 = open_model(qmgr, C.MQOO_INPUT_EXCLUSIVE | C.MQOO_OUTPUT, b"MY.REPLY")
+    assert name2 == name == "MY.REPLY" and defined(qmgr, "MY.REPLY")
+    put(again, b"x")
+    assert get(again) == b"x"
+    other = pymqi.connect(qmgr_name)
+    try:
+        other.get_handle().services.dynamic.sweep()  # its creator lives: it stays
+        assert defined(other, "MY.REPLY")
+    finally:
+        other.disconnect()
+    again.close()
+    assert not defined(qmgr, "MY.REPLY")
