@@ -26,6 +26,7 @@ from adapter.core.model import (
     id24,
     normalise_flags,
 )
+from adapter.core.openrules import PUT_CONTEXT
 
 # Every bit MQPUT defines in MQPMO.Options (the topic-only ones included: MQ accepts
 # them on a queue and they have no effect there). Any other bit is MQRC_OPTIONS_ERROR.
@@ -55,14 +56,7 @@ VALID_PUT_OPTIONS = (
 )
 
 # At most one context option (rule list: DEFAULT_CONTEXT counts too).
-_CONTEXT_CHOICES = (
-    C.MQPMO_DEFAULT_CONTEXT
-    | C.MQPMO_NO_CONTEXT
-    | C.MQPMO_PASS_IDENTITY_CONTEXT
-    | C.MQPMO_PASS_ALL_CONTEXT
-    | C.MQPMO_SET_IDENTITY_CONTEXT
-    | C.MQPMO_SET_ALL_CONTEXT
-)
+_CONTEXT_CHOICES = PUT_CONTEXT | C.MQPMO_DEFAULT_CONTEXT
 
 
 def put_options_error(options: int, *, put1: bool = False) -> int | None:
