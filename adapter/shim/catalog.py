@@ -244,20 +244,21 @@ class Catalog:
         except BaseException:
             st.end_delete(owner)  # nothing deleted: opens are allowed again
             raise
-        self._forgotten(name)
+        # Deleted (durably) from here. drop_storage marks the state DELETED before the
+        # topics go, so a handle whose lease ran out learns it instead of waiting on a
+        # topic that is gone.
         self.drop_storage(qdef)
+        self._forget_cached(name)
 
     def forget(self, name: str) -> None:
         """The definition goes (tombstone, cache, mark DELETED) but not yet the messages
         (a dynamic queue closed inside a unit of work that touched it): the name is free,
         opens give MQRC_UNKNOWN_OBJECT_NAME and open handles MQRC_Q_DELETED."""
         self._write(name, None)
-        self._forgotten(name)
-
-    def _forgotten(self, name: str) -> None:
-        # Deleted (durably) from here: the mark DELETED before the topics go, so a handle
-        # whose lease ran out learns it instead of waiting on a topic that is gone.
         self.store.queue(name).set_definition(DELETED)
+        self._forget_cached(name)
+
+    def _forget_cached(self, name: str) -> None:
         self.store.catalog_delete(name)
         self._uncache(name)
 
