@@ -86,6 +86,45 @@ def _admin(args: argparse.Namespace) -> int:
     return 0
 
 
+# ALTER QMGR's MQSC names -> QMgrDef attributes.
+_QMGR_ATTRS = {
+    "deadq": "dead_letter_q",
+    "defxmitq": "def_xmit_q",
+    "descr": "description",
+    "maxhands": "max_handles",
+    "maxumsgs": "max_uncommitted_msgs",
+    "maxmsgl": "max_msg_length",
+}
+
+
+def _qmgr(args: argparse.Namespace) -> int:
+    """ALTER QMGR when attributes are given, then DISPLAY QMGR, in runmqsc's words."""
+    changes = {
+        attr: getattr(args, mqsc)
+        for mqsc, attr in _QMGR_ATTRS.items()
+        if getattr(args, mqsc) is not None
+    }
+    try:
+        qm = pymqi.connect(args.qmgr)
+        try:
+            if changes:
+                qm.alter_qmgr(**changes)
+                print("AMQ8005I: IBM MQ queue manager changed.")
+            d = qm.get_handle().qmgr_def()
+        finally:
+            qm.disconnect()
+    except (pymqi.MQMIError, ValueError) as err:
+        print(f"mqk: qmgr {args.qmgr}: {err}", file=sys.stderr)
+        return 1 if isinstance(err, pymqi.MQMIError) else 2
+    print("AMQ8408I: Display Queue Manager details.")
+    print(
+        f"   QMNAME({args.qmgr}) DEADQ({d.dead_letter_q}) DEFXMITQ({d.def_xmit_q}) "
+        f"DESCR({d.description}) MAXHANDS({d.max_handles}) MAXMSGL({d.max_msg_length}) "
+        f"MAXPRTY(9) MAXUMSGS({d.max_uncommitted_msgs}) SYNCPT"
+    )
+    return 0
+
+
 _DEFTYPES = {
     "PREDEFINED": pymqi.CMQC.MQQDT_PREDEFINED,
     "PERMDYN": pymqi.CMQC.MQQDT_PERMANENT_DYNAMIC,
@@ -224,6 +263,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("qmgr")
     p.add_argument("queue")
     p.set_defaults(func=_admin)
+
+    p = sub.add_parser("qmgr", help="DISPLAY QMGR, or ALTER QMGR when attributes are given")
+    p.add_argument("qmgr")
+    p.add_argument("--deadq", help="DEADQ: the dead-letter queue (a local queue; '' for none)")
+    p.add_argument("--defxmitq", help="DEFXMITQ: the default transmission queue")
+    p.add_argument("--descr", help="DESCR")
+    p.add_argument("--maxhands", type=int, help="MAXHANDS: open handles per connection")
+    p.add_argument("--maxumsgs", type=int, help="MAXUMSGS: messages in one unit of work")
+    p.add_argument("--maxmsgl", type=int, help="MAXMSGL: the queue manager's largest message")
+    p.set_defaults(func=_qmgr)
 
     for name, value in command_groups().items():
         add = _load_group(name, value)

@@ -43,6 +43,7 @@ from adapter.pymqi.structs import (
 )
 from adapter.shim.catalog import QueueDef
 from adapter.shim.connection import BACKEND_ERRORS, Connection
+from adapter.shim.qmgrdef import QMgrDef
 
 __all__ = [
     "CMQC",
@@ -382,10 +383,32 @@ class QueueManager:
         return self.get_handle().queue_status(_name(name))
 
     @_mqi
+    def alter_qmgr(self, **attributes: Any) -> QMgrDef:
+        """ALTER QMGR (`dead_letter_q`, `def_xmit_q`, `description`, `max_handles`,
+        `max_uncommitted_msgs`, `max_msg_length`): ValueError for an attribute that is
+        not one or a value MQ refuses."""
+        return self.get_handle().alter_qmgr(**attributes)
+
+    @_mqi
     def inquire(self, attribute: int):
+        """MQINQ on the queue manager object: its name and attributes (MQ's values for
+        the ones that are fixed here: MaxPriority 9, syncpoint available)."""
         if attribute == _C.MQCA_Q_MGR_NAME:
             return self.get_name().encode().ljust(_C.MQ_Q_MGR_NAME_LENGTH)
-        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_SELECTOR_ERROR)
+        qm = self.get_handle().qmgr_def()
+        values = {
+            _C.MQCA_DEAD_LETTER_Q_NAME: qm.dead_letter_q.encode().ljust(_C.MQ_Q_NAME_LENGTH),
+            _C.MQCA_DEF_XMIT_Q_NAME: qm.def_xmit_q.encode().ljust(_C.MQ_Q_NAME_LENGTH),
+            _C.MQCA_Q_MGR_DESC: qm.description.encode().ljust(_C.MQ_Q_MGR_DESC_LENGTH),
+            _C.MQIA_MAX_HANDLES: qm.max_handles,
+            _C.MQIA_MAX_UNCOMMITTED_MSGS: qm.max_uncommitted_msgs,
+            _C.MQIA_MAX_MSG_LENGTH: qm.max_msg_length,
+            _C.MQIA_MAX_PRIORITY: 9,
+            _C.MQIA_SYNCPOINT: _C.MQSP_AVAILABLE,
+        }
+        if attribute not in values:
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_SELECTOR_ERROR)
+        return values[attribute]
 
 
 class Queue:

@@ -23,6 +23,8 @@ from adapter.core.errors import fail
 from adapter.core.propctl import PROPCTL_VALUES
 from adapter.shim import naming
 from adapter.shim.log import Log, Producer, TopicSpec, produce, read_range
+from adapter.shim.qmgrdef import ALTERABLE as QMGR_ALTERABLE
+from adapter.shim.qmgrdef import QMGR_KEY, QMgrDef, is_queue_key
 from adapter.shim.store import DELETED, StateStore
 
 # Kafka's default record limit is ~1 MB; a segment plus its envelope must fit under it.
@@ -87,8 +89,7 @@ class QueueDef:
 
     def mark(self) -> str:
         """The definition mark: '<incarnation>:<digest of the attributes>'."""
-        digest = hashlib.blake2b(self.to_json(), digest_size=8).hexdigest()
-        return f"{self.incarnation}:{digest}"
+        return f"{self.incarnation}:{_digest(self.to_json())}"
 
     @classmethod
     def from_json(cls, data: bytes) -> QueueDef:
@@ -127,6 +128,10 @@ class QueueDef:
             "retention.ms": "-1",
             "retention.bytes": "-1",
         }
+
+
+def _digest(definition: bytes) -> str:
+    return hashlib.blake2b(definition, digest_size=8).hexdigest()
 
 
 def incarnation(mark: str) -> str:
@@ -168,6 +173,8 @@ class Catalog:
         self.producer = producer
         self._defs: dict[str, QueueDef] = {}
         self._marks: dict[str, str] = {}  # the definition mark each cached one came with
+        self._qmgr_def: QMgrDef | None = None
+        self._qmgr_mark: str | None = None
 
     def _write(self, name: str, value: bytes | None) -> None:
         done: list = []
@@ -305,8 +312,9 @@ class Catalog:
         lookup that found it)."""
         return self._marks[name]
 
-    def read_topic(self) -> dict[str, bytes]:
-        """Read the compacted catalog topic to its end (the durable definitions)."""
+    def _read_all(self) -> dict[str, bytes]:
+        """Read the compacted catalog topic to its end (every durable definition: the
+        queues' and the queue manager object's)."""
         topic = naming.catalog_topic(self.qmgr)
         if not self.log.topic_exists(topic):
             return {}
@@ -322,6 +330,49 @@ class Catalog:
 
         read_range(self.log, {(topic, 0): (0, high)}, on_record, timeout_s=30)
         return out
+
+    def read_topic(self) -> dict[str, bytes]:
+        """The durable queue definitions, by queue name (from Kafka)."""
+        return {k: v for k, v in self._read_all().items() if is_queue_key(k)}
+
+    # -- the queue manager object (ALTER QMGR) -------------------------------------
+    def qmgr_def(self) -> QMgrDef:
+        """The queue manager's attributes. Cached while its definition mark (kept where
+        a queue's is, under QMGR_KEY) is unchanged, so every call can ask at no round
+        trip and an ALTER QMGR by any process is seen by the next call."""
+        st = self.store.queue(QMGR_KEY)
+        mark = st.definition()
+        if mark is not None and mark == self._qmgr_mark and self._qmgr_def is not None:
+            return self._qmgr_def
+        raw = self.store.catalog_get(QMGR_KEY)
+        if raw is None:
+            raw = self._read_all().get(QMGR_KEY)
+            if raw is not None:  # the store lost its cache: put the definition back
+                self.store.catalog_put(QMGR_KEY, raw)
+        qm = QMgrDef() if raw is None else QMgrDef.from_json(raw)
+        if mark is None:  # never altered, or the state was lost
+            mark = _digest(qm.to_json())
+            st.set_definition(mark)
+        self._qmgr_def, self._qmgr_mark = qm, mark
+        return qm
+
+    def alter_qmgr(self, **changes: object) -> QMgrDef:
+        """ALTER QMGR: ValueError for an unknown attribute or a value MQ refuses."""
+        unknown = set(changes) - QMGR_ALTERABLE
+        if unknown:
+            raise ValueError(f"not queue manager attributes: {sorted(unknown)}")
+        qm = replace(self.qmgr_def(), **changes)
+        qm.validate()
+        self.log.create_topics(
+            {naming.catalog_topic(self.qmgr): TopicSpec(1, {"cleanup.policy": "compact"})}
+        )
+        raw = qm.to_json()
+        self._write(QMGR_KEY, raw)
+        self.store.catalog_put(QMGR_KEY, raw)
+        mark = _digest(raw)
+        self.store.queue(QMGR_KEY).set_definition(mark)
+        self._qmgr_def, self._qmgr_mark = qm, mark
+        return qm
 
     def names(self) -> list[str]:
         """Every queue defined (the durable list, from Kafka)."""

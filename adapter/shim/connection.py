@@ -38,6 +38,7 @@ from adapter.shim.handle import QueueHandle
 from adapter.shim.kafka_log import KafkaLog
 from adapter.shim.log import Log
 from adapter.shim.pump import AsyncStatus, Pump
+from adapter.shim.qmgrdef import QMgrDef
 from adapter.shim.redis_store import RedisStore
 from adapter.shim.services import Services
 from adapter.shim.store import QueueState, StateStore
@@ -223,6 +224,14 @@ class Connection:
 
     def delete_queue(self, name: str, purge: bool = False) -> None:
         self.catalog.delete(name, purge=purge)
+
+    def qmgr_def(self) -> QMgrDef:
+        """The queue manager's attributes (DISPLAY QMGR), current at no round trip."""
+        return self.catalog.qmgr_def()
+
+    def alter_qmgr(self, **changes: object) -> QMgrDef:
+        """ALTER QMGR: every connection of every process sees it on its next call."""
+        return self.catalog.alter_qmgr(**changes)
 
     def queue_status(self, name: str) -> dict:
         """DISPLAY QSTATUS: depth and open counts, with the queue's attributes."""
