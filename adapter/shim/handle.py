@@ -179,7 +179,8 @@ class QueueHandle:
             try:
                 self.current()
             except MQMIError as err:
-                if err.reason != C.MQRC_Q_DELETED:
+                # MQCLOSE is what 2041 asks for: the handle goes back whatever changed.
+                if err.reason not in (C.MQRC_Q_DELETED, C.MQRC_OBJECT_CHANGED):
                     raise
         # A handle of a deleted queue may still be closed (2052 page): no delete rule left.
         # Through an alias the object is the alias, which no delete option fits.
