@@ -185,6 +185,21 @@ def test_defaults_come_from_the_alias(qmgr) -> None:
     assert (md.Priority, md.Persistence) == (2, C.MQPER_NOT_PERSISTENT)
 
 
+def test_propctl_is_the_alias_s(qmgr) -> None:
+    qmgr.define_queue("T")  # PROPCTL(COMPAT): the property would come as an MQRFH2
+    qmgr.define_queue("A", queue_type=ALIAS, target="T", property_control=C.MQPROP_NONE)
+    handle = pymqi.MessageHandle(qmgr)
+    handle.properties.set("color", "red")
+    pmo = pymqi.PMO(Version=C.MQPMO_VERSION_3, Options=NOSYNC)
+    pmo.OriginalMsgHandle = handle.msg_handle
+    for _ in range(2):
+        put(pymqi.Queue(qmgr, "T", OUT), b"body", pmo=pmo)
+    md = pymqi.MD()
+    assert get(pymqi.Queue(qmgr, "A", IN), md) == b"body" and md.Format == C.MQFMT_NONE
+    md = pymqi.MD()
+    assert get(pymqi.Queue(qmgr, "T", IN), md) != b"body" and md.Format == C.MQFMT_RF_HEADER_2
+
+
 def test_an_inhibit_on_either_queue_applies_through_the_alias(aliased, other) -> None:
     via_alias = pymqi.Queue(aliased, "ALIAS.Q", IN | OUT)
     target = pymqi.Queue(aliased, "TARGET.Q", IN | OUT)
@@ -366,9 +381,23 @@ _flags = st.booleans()
     t_put=_flags,
     t_depth=st.integers(0, 10_000),
     t_share=_flags,
+    a_presp=st.sampled_from([1, 2]),
+    a_reada=_flags,
+    a_propctl=st.sampled_from([C.MQPROP_NONE, C.MQPROP_COMPATIBILITY, C.MQPROP_ALL]),
 )
 def test_through_alias_takes_defaults_from_the_alias_and_limits_from_the_target(
-    a_prty, t_prty, a_psist, a_get, a_put, t_get, t_put, t_depth, t_share
+    a_prty,
+    t_prty,
+    a_psist,
+    a_get,
+    a_put,
+    t_get,
+    t_put,
+    t_depth,
+    t_share,
+    a_presp,
+    a_reada,
+    a_propctl,
 ) -> None:
     alias = QueueDef(
         name="A",
@@ -378,6 +407,9 @@ def test_through_alias_takes_defaults_from_the_alias_and_limits_from_the_target(
         def_persistence=a_psist,
         get_inhibited=a_get,
         put_inhibited=a_put,
+        def_put_response=a_presp,
+        def_read_ahead=a_reada,
+        property_control=a_propctl,
     )
     target = QueueDef(
         name="T",
@@ -397,6 +429,8 @@ def test_through_alias_takes_defaults_from_the_alias_and_limits_from_the_target(
     )
     assert (got.def_priority, got.def_persistence) == (a_prty, a_psist)
     assert (got.get_inhibited, got.put_inhibited) == (a_get or t_get, a_put or t_put)
+    assert (got.def_put_response, got.def_read_ahead) == (a_presp, a_reada)
+    assert got.property_control == a_propctl
 
 
 @given(base=st.sampled_from([None, C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS]))
