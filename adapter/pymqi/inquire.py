@@ -53,6 +53,9 @@ def queue_attribute(handle: Any, attribute: int, queue_status: Callable[[str], d
     """The value of `attribute` for the object `handle` opened (after any ALTER: the
     current definitions). `queue_status`: DISPLAY QSTATUS of a queue (its depth)."""
     handle.current()  # ALTERs seen; a changed alias or a deleted queue fails here
+    if handle.alias is not None and handle.alias.changed:
+        # MQINQ of an alias whose attributes changed since MQOPEN (shim/alias.py).
+        raise MQMIError(C.MQCC_FAILED, C.MQRC_OBJECT_CHANGED)
     obj = handle.alias.qdef if handle.alias is not None else handle.base
     outcome = selector_outcome(obj.queue_type, attribute)
     if outcome is not None:

@@ -13,7 +13,11 @@ binding keeps what the alias adds:
 - the alias's current definition, read on each call through its definition mark (no
   round trip while unchanged): an ALTER of its defaults or GET/PUT applies to the next
   call; a change of the resolution made at MQOPEN (a forced TARGET change, the alias
-  deleted and defined anew) is MQRC_OBJECT_CHANGED (core/resolution.py).
+  deleted and defined anew) is MQRC_OBJECT_CHANGED (core/resolution.py). MQINQ is
+  stricter: once the alias's attributes changed at all since MQOPEN it fails with
+  MQRC_OBJECT_CHANGED (`changed`; "Some cases where the MQINQ call fails"
+  <https://www.ibm.com/docs/en/SSFKSJ_9.2.0/develop/q026770_.html>: "The call also fails
+  if the attributes of the alias queue object are changed").
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ class AliasBinding:
         self.state = store.queue(alias.name)
         self.handle_id = handle_id
         self._mark = catalog.mark_of(alias.name)
+        self.changed = False  # the alias's attributes changed since MQOPEN
 
     def register(self) -> None:
         """Count the handle as an open of the alias (MQRC_UNKNOWN_OBJECT_NAME when the
@@ -72,4 +77,5 @@ class AliasBinding:
         if reason is not None:
             raise fail(reason)
         self.qdef, self._mark = alias, self.catalog.mark_of(self.name)
+        self.changed = True
         return True

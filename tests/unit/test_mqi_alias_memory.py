@@ -255,6 +255,15 @@ def test_mqinq_of_an_alias_answers_for_the_alias(qmgr) -> None:
     local = pymqi.Queue(qmgr, "T", INQ)
     assert local.inquire(C.MQIA_INHIBIT_PUT) == C.MQQA_PUT_INHIBITED
     fails(lambda: local.inquire(C.MQCA_BASE_Q_NAME), 2068, C.MQCC_WARNING)
+    # Once the alias's attributes changed, MQINQ of the handle fails (IBM: "Some cases
+    # where the MQINQ call fails"); puts and gets go on with the new attributes.
+    both = pymqi.Queue(qmgr, "A", INQ | OUT)
+    qmgr.alter_queue("T", put_inhibited=False)  # the target's attributes: no matter
+    assert both.inquire(C.MQIA_DEF_PRIORITY) == 6
+    qmgr.alter_queue("A", def_priority=2)
+    fails(lambda: both.inquire(C.MQIA_DEF_PRIORITY), C.MQRC_OBJECT_CHANGED)
+    put(both, b"still goes")
+    assert pymqi.Queue(qmgr, "A", INQ).inquire(C.MQIA_DEF_PRIORITY) == 2
 
 
 @given(queue_type=st.sampled_from([C.MQQT_LOCAL, C.MQQT_ALIAS]), selector=st.integers(0, 3000))
