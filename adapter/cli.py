@@ -1,7 +1,8 @@
 """`mqk`: queue administration, and the commands other packages contribute.
 
-The library's own verbs are MQSC's: `mqk define` (DEFINE QLOCAL), `mqk alter` (ALTER
-QLOCAL), `mqk delete` (DELETE QLOCAL), `mqk status` (DISPLAY QSTATUS). Other packages
+The library's own verbs are MQSC's: `mqk define` (DEFINE QLOCAL, QMODEL with --model,
+QALIAS with --alias --target), `mqk alter` (ALTER QLOCAL / QALIAS), `mqk delete` (DELETE
+QLOCAL / QMODEL / QALIAS), `mqk status` (DISPLAY QSTATUS). Other packages
 add theirs through the entry-point group `mqk.commands`: each entry names a function
 called with the subparsers, which adds subcommands whose `func` takes the parsed
 arguments and returns the exit status. This repository declares `stack` and `bench`
@@ -34,6 +35,16 @@ def _admin(args: argparse.Namespace) -> int:
                 attrs = {k: v for k, v in vars(args).items() if k in _ATTRS and v is not None}
                 if args.defsopt:
                     attrs["def_input_exclusive"] = args.defsopt == "EXCL"
+                if args.target is not None and args.targq is not None:
+                    raise ValueError("TARGQ is the old name of TARGET: give one of them")
+                target = args.target if args.target is not None else args.targq
+                if args.alias:  # DEFINE QALIAS: MQOPEN of it opens its TARGET
+                    if args.model:
+                        raise ValueError("--alias and --model are two queue types")
+                    attrs["queue_type"] = pymqi.CMQC.MQQT_ALIAS
+                    attrs["target"] = target or ""
+                elif target is not None:
+                    raise ValueError("--target is an attribute of an alias queue (--alias)")
                 if args.model:  # DEFINE QMODEL: MQOPEN of it creates dynamic queues
                     attrs["queue_type"] = pymqi.CMQC.MQQT_MODEL
                     attrs["definition_type"] = _DEFTYPES[args.deftype or "TEMPDYN"]
@@ -43,9 +54,19 @@ def _admin(args: argparse.Namespace) -> int:
                 print(f"AMQ8006I: IBM MQ queue created: {qdef.name}")
             elif args.command == "alter":
                 attrs = {k: v for k, v in vars(args).items() if k in _ALTER and v is not None}
+                if args.target is not None and args.targq is not None:
+                    raise ValueError("TARGQ is the old name of TARGET: give one of them")
+                target = args.target if args.target is not None else args.targq
+                if target is not None:
+                    attrs["target"] = target
                 if not attrs:
-                    raise ValueError("nothing to alter: give --get and/or --put")
-                qm.alter_queue(args.queue, **attrs)
+                    raise ValueError("nothing to alter: give an attribute to change")
+                try:
+                    qm.alter_queue(args.queue, force=args.force, **attrs)
+                except pymqi.MQMIError as err:
+                    if err.reason == pymqi.CMQC.MQRCCF_OBJECT_OPEN_FORCE:
+                        print("AMQ8148E: IBM MQ object in use.", file=sys.stderr)
+                    raise
                 print(f"AMQ8008I: IBM MQ queue changed: {args.queue}")
             elif args.command == "delete":
                 try:
@@ -59,6 +80,9 @@ def _admin(args: argparse.Namespace) -> int:
             else:
                 st = qm.queue_status(args.queue)
                 a = st["attributes"]
+                if a.get("queue_type", 1) == pymqi.CMQC.MQQT_ALIAS:
+                    print(_alias_status(st["queue"], a))
+                    return 0
                 model = a.get("queue_type", 1) == pymqi.CMQC.MQQT_MODEL
                 deftype = {v: k for k, v in _DEFTYPES.items()}.get(a.get("definition_type"))
                 print(
@@ -125,6 +149,17 @@ def _qmgr(args: argparse.Namespace) -> int:
     return 0
 
 
+def _alias_status(name: str, a: dict) -> str:
+    """DISPLAY QALIAS's words for an alias queue's attributes."""
+    return (
+        f"QUEUE({name}) TYPE(QALIAS) TARGET({a['target']}) TARGTYPE(QUEUE) "
+        f"DEFPSIST({'YES' if a['def_persistence'] else 'NO'}) DEFPRTY({a['def_priority']}) "
+        f"GET({'DISABLED' if a['get_inhibited'] else 'ENABLED'}) "
+        f"PUT({'DISABLED' if a['put_inhibited'] else 'ENABLED'}) "
+        f"DESCR({a.get('description', '')})"
+    )
+
+
 _DEFTYPES = {
     "PREDEFINED": pymqi.CMQC.MQQDT_PREDEFINED,
     "PERMDYN": pymqi.CMQC.MQQDT_PERMANENT_DYNAMIC,
@@ -143,10 +178,13 @@ _ATTRS = {
     "backout_requeue_q",
     "shareable",
     "def_input_exclusive",
+    "description",
+    "get_inhibited",
+    "put_inhibited",
 }
 
 
-_ALTER = {"get_inhibited", "put_inhibited"}
+_ALTER = {"get_inhibited", "put_inhibited", "description", "def_priority", "def_persistence"}
 
 
 def _enabled(value: str) -> bool:
@@ -154,6 +192,21 @@ def _enabled(value: str) -> bool:
     if value.upper() not in ("ENABLED", "DISABLED"):
         raise argparse.ArgumentTypeError(f"ENABLED or DISABLED, not {value!r}")
     return value.upper() == "DISABLED"
+
+
+def _inhibit_and_alias_arguments(p: argparse.ArgumentParser) -> None:
+    """GET / PUT, DESCR and an alias's TARGET (TARGQ, its old name), for define and alter."""
+    for flag, dest, mqsc in (("--get", "get_inhibited", "GET"), ("--put", "put_inhibited", "PUT")):
+        p.add_argument(
+            flag,
+            dest=dest,
+            type=_enabled,
+            metavar="ENABLED|DISABLED",
+            help=f"{mqsc}(DISABLED) refuses every MQ{mqsc} on the queue at once, open handles too",
+        )
+    p.add_argument("--descr", dest="description", help="DESCR: a description (64 at most)")
+    p.add_argument("--target", help="TARGET of an alias queue: the queue it resolves to")
+    p.add_argument("--targq", help="TARGQ: the old name of --target")
 
 
 def command_groups() -> dict[str, str]:
@@ -199,7 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser(
-        "define", help="DEFINE QLOCAL (a queue and its priority topics) or QMODEL (--model)"
+        "define",
+        help="DEFINE QLOCAL (a queue and its priority topics), QMODEL (--model) or "
+        "QALIAS (--alias --target Q)",
     )
     p.add_argument("qmgr")
     p.add_argument("queue")
@@ -240,19 +295,25 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["TEMPDYN", "PERMDYN"],
         help="DEFTYPE of a model queue: what its dynamic queues are (default TEMPDYN, as MQ)",
     )
+    p.add_argument(
+        "--alias",
+        action="store_true",
+        help="DEFINE QALIAS: an alias queue, whose MQOPEN opens its --target",
+    )
+    _inhibit_and_alias_arguments(p)
     p.add_argument("--replace", action="store_true")
     p.set_defaults(func=_admin)
-    p = sub.add_parser("alter", help="ALTER QLOCAL: change an existing queue's attributes")
+    p = sub.add_parser("alter", help="ALTER QLOCAL / QALIAS: change an existing queue's attributes")
     p.add_argument("qmgr")
     p.add_argument("queue")
-    for flag, dest, mqsc in (("--get", "get_inhibited", "GET"), ("--put", "put_inhibited", "PUT")):
-        p.add_argument(
-            flag,
-            dest=dest,
-            type=_enabled,
-            metavar="ENABLED|DISABLED",
-            help=f"{mqsc}(DISABLED) refuses every MQ{mqsc} on the queue at once, open handles too",
-        )
+    p.add_argument("--def-persistence", dest="def_persistence", type=int, choices=[0, 1])
+    p.add_argument("--def-priority", dest="def_priority", type=int)
+    _inhibit_and_alias_arguments(p)
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="FORCE: change the TARGET of an alias some application has open",
+    )
     p.set_defaults(func=_admin)
     p = sub.add_parser("delete", help="DELETE QLOCAL / QMODEL (refused while the queue is open)")
     p.add_argument("qmgr")

@@ -23,6 +23,7 @@ from adapter.core.putrules import put_options_error
 from adapter.core.structrules import structure_error
 from adapter.pymqi import CMQC
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
+from adapter.pymqi.inquire import queue_attribute
 from adapter.pymqi.msghandle import MessageHandle, MessageHandles
 from adapter.pymqi.structs import (
     CNO,
@@ -41,7 +42,7 @@ from adapter.pymqi.structs import (
     od,
     pmo,
 )
-from adapter.shim.catalog import QueueDef
+from adapter.shim.catalog import QueueDef, check_alias_attributes
 from adapter.shim.connection import BACKEND_ERRORS, Connection
 from adapter.shim.qmgrdef import QMgrDef
 
@@ -119,8 +120,30 @@ def _resolved_names(queue: str, qmgr: str) -> tuple[bytes, bytes]:
 
 
 def _resolved(handle) -> tuple[bytes, bytes]:
-    """ResolvedQName / ResolvedQMgrName of a queue handle (a local queue: itself)."""
+    """ResolvedQName / ResolvedQMgrName of a queue handle (a local queue: itself; an
+    alias: its target, as MQPUT and MQGET return them)."""
     return _resolved_names(handle.name, handle.svc.qmgr)
+
+
+def _fill_od(od_: OD, handle, name: str, options: int) -> None:
+    """MQOPEN's output fields, at MQ's widths (blank-padded MQCHAR48): a model queue's
+    ObjectName and ObjectQMgrName become the dynamic queue's; an alias's stay. The
+    Resolved names (MQOD version 3 and later) are the queue the handle works on (an
+    alias's target) and this queue manager, blank unless it was opened to browse, get or
+    put (MQOD ResolvedQName / ResolvedQMgrName,
+    https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q098270_.html)."""
+    opened = handle.object_name  # a model queue's: the dynamic queue created
+    if opened != name:
+        od_.__dict__["ObjectName"], od_.__dict__["ObjectQMgrName"] = _resolved_names(
+            opened, handle.svc.qmgr
+        )
+    if od_.Version < _C.MQOD_VERSION_3:
+        return
+    if options & (_INPUT | _C.MQOO_BROWSE | _C.MQOO_OUTPUT):
+        queue, qmgr = _resolved(handle)
+    else:
+        queue, qmgr = _resolved_names("", "")
+    od_.__dict__["ResolvedQName"], od_.__dict__["ResolvedQMgrName"] = queue, qmgr
 
 
 def put_request(md_: MD, pmo_: PMO) -> PutRequest:
@@ -354,9 +377,13 @@ class QueueManager:
     def define_queue(self, name: str, replace: bool = False, **attributes: Any):
         """DEFINE QLOCAL, or DEFINE QMODEL with `queue_type=CMQC.MQQT_MODEL` (and
         `definition_type` MQQDT_TEMPORARY_DYNAMIC, MQ's default, or
-        MQQDT_PERMANENT_DYNAMIC). Dynamic queues are made by MQOPEN of a model only."""
+        MQQDT_PERMANENT_DYNAMIC), or DEFINE QALIAS with `queue_type=CMQC.MQQT_ALIAS`,
+        `target=` (TARGET) and only the attributes an alias has (catalog.ALIAS_ATTRIBUTES).
+        Dynamic queues are made by MQOPEN of a model only."""
         if "creator" in attributes:
             raise ValueError("unknown queue attribute: creator")
+        if attributes.get("queue_type") == _C.MQQT_ALIAS:
+            check_alias_attributes(set(attributes) - {"queue_type"})
         try:
             qdef = QueueDef(name=_name(name), **attributes)
         except TypeError as exc:
@@ -366,11 +393,13 @@ class QueueManager:
         return self.get_handle().define_queue(qdef, replace=replace)
 
     @_mqi
-    def alter_queue(self, name: str, **attributes: Any):
-        """ALTER QLOCAL (e.g. `get_inhibited=True` for GET(DISABLED)): every handle open
-        on the queue, in any process, sees the change on its next call. ValueError for
-        an attribute that ALTER cannot change."""
-        return self.get_handle().alter_queue(_name(name), **attributes)
+    def alter_queue(self, name: str, force: bool = False, **attributes: Any):
+        """ALTER QLOCAL / QALIAS (e.g. `get_inhibited=True` for GET(DISABLED)): every
+        handle open on the queue, in any process, sees the change on its next call.
+        ValueError for an attribute that ALTER cannot change. An alias's `target` changes
+        while the alias is open only with `force` (FORCE; else MQRCCF_OBJECT_OPEN_FORCE),
+        and its open handles then get MQRC_OBJECT_CHANGED."""
+        return self.get_handle().alter_queue(_name(name), force=force, **attributes)
 
     @_mqi
     def delete_queue(self, name: str, purge: bool = False) -> None:
@@ -438,15 +467,17 @@ class Queue:
         selection = qDesc.get_vs("SelectionString") if is_od else None
         # A queue name alone opens with the MQOD's initial DynamicQName, as pymqi does.
         dynamic = mqstr(qDesc.DynamicQName) if is_od else DEFAULT_DYNAMIC_Q_NAME
-        self._handle = conn.open(name, options, dynamic, put1=put1, selection_string=selection)
+        self._handle = conn.open(
+            name,
+            options,
+            dynamic,
+            put1=put1,
+            selection_string=selection,
+            object_qmgr=_name(qDesc.ObjectQMgrName) if is_od else "",
+        )
         self._closed = False
         if is_od:
-            opened = self._handle.name  # a model queue's: the dynamic queue created
-            # Output fields at MQ's widths (blank-padded MQCHAR48), as MQOPEN writes them.
-            queue, qmgr = _resolved_names(opened, conn.qmgr)
-            if opened != name:  # MQOPEN returns the new queue's name and queue manager
-                qDesc.__dict__["ObjectName"], qDesc.__dict__["ObjectQMgrName"] = queue, qmgr
-            qDesc.__dict__["ResolvedQName"], qDesc.__dict__["ResolvedQMgrName"] = queue, qmgr
+            _fill_od(qDesc, self._handle, name, options)
 
     @_mqi
     def open(self, qDesc, *opts: Any) -> None:
@@ -588,27 +619,7 @@ class Queue:
         _check_live(handle)
         if not handle.options & _C.MQOO_INQUIRE:
             raise MQMIError(_C.MQCC_FAILED, _C.MQRC_NOT_OPEN_FOR_INQUIRE)
-        qdef, st = handle.current(), handle.state  # after an ALTER: the new values
-        values = {
-            _C.MQIA_CURRENT_Q_DEPTH: lambda: self._qmgr.get_handle().queue_status(qdef.name)[
-                "current_depth"
-            ],
-            _C.MQIA_MAX_Q_DEPTH: lambda: qdef.max_depth,
-            _C.MQIA_MAX_MSG_LENGTH: lambda: qdef.max_msg_length,
-            _C.MQIA_DEF_PERSISTENCE: lambda: qdef.def_persistence,
-            _C.MQIA_DEF_PRIORITY: lambda: qdef.def_priority,
-            _C.MQIA_MSG_DELIVERY_SEQUENCE: lambda: qdef.msg_delivery_sequence,
-            _C.MQIA_BACKOUT_THRESHOLD: lambda: qdef.backout_threshold,
-            _C.MQIA_OPEN_INPUT_COUNT: lambda: st.open_counts()["input"],
-            _C.MQIA_OPEN_OUTPUT_COUNT: lambda: st.open_counts()["output"],
-            _C.MQIA_Q_TYPE: lambda: qdef.queue_type,
-            _C.MQIA_DEFINITION_TYPE: lambda: qdef.definition_type,
-            _C.MQCA_Q_NAME: lambda: qdef.name.encode().ljust(_C.MQ_Q_NAME_LENGTH),
-            _C.MQCA_BACKOUT_REQ_Q_NAME: lambda: qdef.backout_requeue_q.encode().ljust(48),
-        }
-        if attribute not in values:
-            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_SELECTOR_ERROR)
-        return values[attribute]()
+        return queue_attribute(handle, attribute, self._qmgr.get_handle().queue_status)
 
     def __del__(self) -> None:
         if sys.is_finalizing():

@@ -1,8 +1,18 @@
-"""Queue definitions (DEFINE QLOCAL / QMODEL, ALTER QLOCAL, DELETE QLOCAL): durable in
-a compacted Kafka topic, cached in the state store. Creating a local queue creates its
+"""Queue definitions (DEFINE QLOCAL / QMODEL / QALIAS, ALTER, DELETE): durable in a
+compacted Kafka topic, cached in the state store. Creating a local queue creates its
 ten priority topics and its ack log; a model queue is a definition only (no topics:
-MQOPEN of it creates a dynamic local queue, see dynamic.py). Queue types and
+MQOPEN of it creates a dynamic local queue, see dynamic.py); so is an alias queue
+(MQOPEN resolves it to its TARGET, see core/resolution.py). Queue types and
 DefinitionType: <https://www.ibm.com/docs/zh-tw/SSFKSJ_9.2.0/refdev/q103160_.html>.
+A name is one object whatever its type: DEFINE of a name that exists as another type
+is MQRCCF_OBJECT_ALREADY_EXISTS (4001) without REPLACE and MQRCCF_OBJECT_WRONG_TYPE
+(4002, <https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q048210_.html>) with it.
+DEFINE QALIAS: <https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=queues-define-qalias-define-new-alias-queue>;
+the alias attributes and FORCE (changing the TARGET of an alias some application has
+open needs it, else the command fails): ALTER queues
+<https://www.ibm.com/docs/zh/SSFKSJ_9.4.0/refadmin/q085330_.html>; without it this gives
+MQRCCF_OBJECT_OPEN_FORCE (3210,
+<https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q047310_.html>).
 
 Every definition has a mark in the queue's state (`QueueDef.mark()`: which DEFINE made
 the queue, and a digest of its attributes); DELETE QLOCAL leaves the mark DELETED. Open
@@ -57,7 +67,7 @@ class QueueDef:
     # Which DEFINE made the queue (set by the catalog): a queue deleted and defined again
     # is another queue to the handles still open on the old one.
     incarnation: str = ""
-    queue_type: int = C.MQQT_LOCAL  # QLOCAL or QMODEL (MQIA_Q_TYPE)
+    queue_type: int = C.MQQT_LOCAL  # QLOCAL, QMODEL or QALIAS (MQIA_Q_TYPE)
     # DEFTYPE / MQIA_DEFINITION_TYPE. None: the type's default, MQQDT_PREDEFINED for a
     # local queue (DEFINE QLOCAL), MQQDT_TEMPORARY_DYNAMIC for a model queue (MQ's
     # DEFTYPE(TEMPDYN)). Records written before these fields decode as predefined
@@ -66,6 +76,10 @@ class QueueDef:
     # A dynamic queue: the state id of the handle whose MQOPEN created it (also what
     # tells this incarnation of the name from a later one).
     creator: str = ""
+    # An alias queue's TARGET (TARGQ, MQCA_BASE_Q_NAME): the queue it resolves to at
+    # MQOPEN. Blank is MQ's default (MQOPEN then gives MQRC_UNKNOWN_ALIAS_BASE_Q).
+    target: str = ""
+    description: str = ""  # DESCR (MQCA_Q_DESC), any queue type
 
     def __post_init__(self) -> None:
         if self.definition_type is None:
@@ -75,6 +89,15 @@ class QueueDef:
     @property
     def is_model(self) -> bool:
         return self.queue_type == C.MQQT_MODEL
+
+    @property
+    def is_alias(self) -> bool:
+        return self.queue_type == C.MQQT_ALIAS
+
+    @property
+    def has_storage(self) -> bool:
+        """A local queue has topics and messages; a model or an alias is a definition."""
+        return self.queue_type == C.MQQT_LOCAL
 
     @property
     def is_dynamic(self) -> bool:
@@ -112,8 +135,14 @@ class QueueDef:
             raise ValueError("segment_size must be at least 16 bytes")
         if self.property_control not in PROPCTL_VALUES:
             raise ValueError("property_control must be an MQPROP_* value")
-        if self.queue_type not in (C.MQQT_LOCAL, C.MQQT_MODEL):
-            raise ValueError("queue_type must be MQQT_LOCAL or MQQT_MODEL")
+        if self.queue_type not in (C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS):
+            raise ValueError("queue_type must be MQQT_LOCAL, MQQT_MODEL or MQQT_ALIAS")
+        if len(self.target) > C.MQ_Q_NAME_LENGTH or (self.target and not self.is_alias):
+            raise ValueError("target is the TARGET of an alias queue, 0-48 characters")
+        if len(self.description) > C.MQ_Q_DESC_LENGTH:
+            raise ValueError(f"description is at most {C.MQ_Q_DESC_LENGTH} characters")
+        if self.is_alias and self.definition_type != C.MQQDT_PREDEFINED:
+            raise ValueError("an alias queue is predefined")
         if self.is_model and self.definition_type not in _DYNAMIC:
             raise ValueError("a model queue's definition_type is TEMPDYN or PERMDYN")
         if not self.is_model and self.definition_type not in (C.MQQDT_PREDEFINED, *_DYNAMIC):
@@ -142,6 +171,7 @@ def incarnation(mark: str) -> str:
 # Attributes ALTER QLOCAL may change on a queue that exists (the rest shape its topics).
 ALTERABLE = frozenset(
     {
+        "description",
         "max_msg_length",
         "max_depth",
         "def_persistence",
@@ -158,6 +188,39 @@ ALTERABLE = frozenset(
         "property_control",
     }
 )
+# The defaults an alias carries itself and gives to whoever opens it (the target's own
+# are not used through the alias).
+ALIAS_DEFAULTS = (
+    "def_persistence",
+    "def_priority",
+    "def_put_response",
+    "def_read_ahead",
+    "property_control",
+)
+# Every attribute of an alias queue (DEFINE / ALTER QALIAS), besides its name and type.
+ALIAS_ATTRIBUTES = frozenset(
+    {*ALIAS_DEFAULTS, "get_inhibited", "put_inhibited", "description", "target"}
+)
+
+
+def check_alias_attributes(names: set[str]) -> None:
+    """ValueError for attributes an alias queue does not have (MAXDEPTH, SHARE, ...:
+    they are the target's)."""
+    foreign = names - ALIAS_ATTRIBUTES
+    if foreign:
+        raise ValueError(f"attributes an alias queue does not have: {sorted(foreign)}")
+
+
+def through_alias(alias: QueueDef, target: QueueDef) -> QueueDef:
+    """The definition a handle opened through `alias` works with: the target queue (its
+    name, topics, limits, SHARE and DEFSOPT) with the alias's defaults, GET/PUT inhibited
+    when either queue inhibits them (core/resolution.py)."""
+    return replace(
+        target,
+        **{name: getattr(alias, name) for name in ALIAS_DEFAULTS},
+        get_inhibited=alias.get_inhibited or target.get_inhibited,
+        put_inhibited=alias.put_inhibited or target.put_inhibited,
+    )
 
 
 class Catalog:
@@ -184,17 +247,29 @@ class Catalog:
         if not done or done[0] is not None:
             raise fail(C.MQRC_CONNECTION_BROKEN) from RuntimeError(f"catalog write: {done}")
 
-    def define(self, qdef: QueueDef, replace: bool = False) -> QueueDef:
+    def define(self, qdef: QueueDef, replace: bool = False, *, force: bool = False) -> QueueDef:
+        """DEFINE (REPLACE). `force`: an alias's TARGET may change while it is open
+        (FORCE); its open handles then get MQRC_OBJECT_CHANGED."""
         qdef.validate()
         existing = self.lookup(qdef.name, refresh=True)
         if existing is not None and not replace:
             raise fail(C.MQRCCF_OBJECT_ALREADY_EXISTS)
+        if existing is not None and existing.queue_type != qdef.queue_type:
+            raise fail(C.MQRCCF_OBJECT_WRONG_TYPE)  # a name is one object
+        if (
+            existing is not None
+            and existing.is_alias
+            and existing.target != qdef.target
+            and not force
+            and self.store.queue(qdef.name).open_counts()["handles"] > 0
+        ):
+            raise fail(C.MQRCCF_OBJECT_OPEN_FORCE)
         # REPLACE keeps the queue (its handles stay valid); a new queue is a new one.
         qdef.incarnation = existing.incarnation if existing else uuid.uuid4().hex[:12]
         self.log.create_topics(
             {naming.catalog_topic(self.qmgr): TopicSpec(1, {"cleanup.policy": "compact"})}
         )
-        if not qdef.is_model:
+        if qdef.has_storage:
             self._create_topics(qdef)
         self._write(qdef.name, qdef.to_json())
         self.store.catalog_put(qdef.name, qdef.to_json())
@@ -217,20 +292,25 @@ class Catalog:
         topics[naming.ack_topic(self.qmgr, qdef.name)] = TopicSpec(1, {"retention.ms": "-1"})
         self.log.create_topics(topics)
 
-    def alter(self, name: str, **changes: object) -> QueueDef:
-        """ALTER QLOCAL: change attributes of a queue that exists; open handles see the
-        new definition on their next call (GET(DISABLED) / PUT(DISABLED) at once).
-        ValueError for an attribute that cannot change (or is unknown)."""
-        unknown = set(changes) - ALTERABLE
-        if unknown:
-            raise ValueError(f"attributes that ALTER cannot change: {sorted(unknown)}")
+    def alter(self, name: str, *, force: bool = False, **changes: object) -> QueueDef:
+        """ALTER QLOCAL / QALIAS: change attributes of a queue that exists; open handles
+        see the new definition on their next call (GET(DISABLED) / PUT(DISABLED) at
+        once). ValueError for an attribute that cannot change (or is unknown). An alias's
+        TARGET changes while the alias is open only with `force` (FORCE)."""
         qdef = self.lookup(name, refresh=True)
         if qdef is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
-        return self.define(replace(qdef, **changes), replace=True)
+        if qdef.is_alias:
+            check_alias_attributes(set(changes))
+        else:
+            unknown = set(changes) - ALTERABLE
+            if unknown:
+                raise ValueError(f"attributes that ALTER cannot change: {sorted(unknown)}")
+        return self.define(replace(qdef, **changes), replace=True, force=force)
 
     def delete(self, name: str, purge: bool = False, *, force: bool = False) -> None:
-        """DELETE QLOCAL / QMODEL. Refused with MQRC_OBJECT_IN_USE while any handle of
+        """DELETE QLOCAL / QMODEL / QALIAS (an alias is open while any handle opened
+        through it is). Refused with MQRC_OBJECT_IN_USE while any handle of
         any connection has the queue open (its registration's lease running), as MQ
         refuses it (https://ibm.com/docs/SSFKSJ_9.3.0/refadmin/q085890_.html; runmqsc
         prints AMQ8148E); an MQOPEN racing the delete either makes it fail so or is
@@ -245,7 +325,7 @@ class Catalog:
         if not force and not st.begin_delete(owner, config.DELETE_LEASE_MS):
             raise fail(C.MQRC_OBJECT_IN_USE)
         try:
-            if (not purge and st.depth() > 0) or (not qdef.is_model and self.has_uncommitted(qdef)):
+            if (not purge and st.depth() > 0) or (qdef.has_storage and self.has_uncommitted(qdef)):
                 raise fail(C.MQRC_Q_NOT_EMPTY)
             self._write(name, None)
         except BaseException:
@@ -294,7 +374,7 @@ class Catalog:
         """The queue's state (leaving the mark DELETED) and its topics (messages and ack
         log) go."""
         self.store.queue(qdef.name).drop()
-        if not qdef.is_model:
+        if qdef.has_storage:
             topics = [naming.data_topic(self.qmgr, qdef.name, p) for p in naming.PRIORITIES]
             topics.append(naming.ack_topic(self.qmgr, qdef.name))
             self.log.delete_topics(topics)

@@ -30,6 +30,7 @@ from adapter.core.openrules import (
     needs_context_authority,
     open_options_error,
 )
+from adapter.core.resolution import alias_base_error, object_qmgr_error
 from adapter.core.selector import compile_selector
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import SYSTEM, Clock
@@ -155,29 +156,36 @@ class Connection:
         *,
         put1: bool = False,
         selection_string: str | bytes | None = None,
+        object_qmgr: str = "",
     ) -> QueueHandle:
-        """MQOPEN of a local queue: option rules, the selection string, the object, the
-        context authority the options ask for, exclusive input (MQRC_OBJECT_IN_USE).
-        MQOPEN of a model queue creates a dynamic queue named after `dynamic_name` (MQOD
-        DynamicQName) and opens that (the handle's `name`); MQPUT1 (`put1`) of a model
-        queue is MQRC_Q_TYPE_ERROR. The definition is the current one; a delete in
-        progress is MQRC_UNKNOWN_OBJECT_NAME."""
+        """MQOPEN of a local queue: option rules, the selection string, the MQOD's
+        ObjectQMgrName (`object_qmgr`: blank or this queue manager; core/resolution.py),
+        the object, the context authority the options ask for, exclusive input
+        (MQRC_OBJECT_IN_USE). MQOPEN of a model queue creates a dynamic queue named after
+        `dynamic_name` (MQOD DynamicQName) and opens that (the handle's `name`); MQPUT1
+        (`put1`) of a model queue is MQRC_Q_TYPE_ERROR. MQOPEN of an alias opens its
+        target (the handle's `name`; its `object_name` stays the alias). The definition
+        is the current one; a delete in progress is MQRC_UNKNOWN_OBJECT_NAME."""
         reason = open_options_error(options)
         if reason is not None:
             raise fail(reason)
         selector = compile_selector(selection_string)
         if selector is not None and not options & (INPUT | C.MQOO_BROWSE):
             raise fail(C.MQRC_SELECTOR_INVALID_FOR_TYPE)  # it selects what gets see
+        self._resolve_qmgr(object_qmgr)
         qdef = self.lookup_queue(name)  # the current one: its definition mark says so
         if qdef is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+        alias = None
+        if qdef.is_alias:
+            alias, qdef = qdef, self._alias_target(qdef)
         if qdef.is_model and put1:
             raise fail(C.MQRC_Q_TYPE_ERROR)
         self.check_context_authority(options)
         self.check_alternate_user_authority(options)
         if not qdef.is_model:
-            mark = self.catalog.mark_of(name)
-            return QueueHandle(self.services, qdef, options, mark, selector=selector)
+            mark = self.catalog.mark_of(qdef.name)
+            return QueueHandle(self.services, qdef, options, mark, selector=selector, alias=alias)
         self._sweep_dynamic()
         ids = self.services.new_handle_id()
         dynamic = self.services.dynamic.create(qdef, dynamic_name, ids[1])
@@ -187,6 +195,26 @@ class Connection:
         except BaseException:
             self.services.dynamic.delete(dynamic)  # no handle: nobody would delete it
             raise
+
+    def _resolve_qmgr(self, object_qmgr: str) -> None:
+        """MQOD ObjectQMgrName: blank or this queue manager resolves here; any other
+        name fails until distributed queuing exists (2087, or 2092 for a local queue's
+        name, which would have to be a transmission queue)."""
+        if object_qmgr in ("", self.qmgr):
+            return
+        named = self.lookup_queue(object_qmgr) if len(object_qmgr) <= C.MQ_Q_NAME_LENGTH else None
+        is_local = named is not None and named.has_storage
+        reason = object_qmgr_error(object_qmgr, self.qmgr, is_local_queue=is_local)
+        if reason is not None:
+            raise fail(reason)
+
+    def _alias_target(self, alias: QueueDef) -> QueueDef:
+        """The local queue an alias resolves to at MQOPEN (2082 / 2001 otherwise)."""
+        target = self.lookup_queue(alias.target) if alias.target else None
+        reason = alias_base_error(None if target is None else target.queue_type)
+        if reason is not None:
+            raise fail(reason)
+        return target  # type: ignore[return-value]  # not None: alias_base_error said so
 
     def check_context_authority(self, options: int) -> None:
         """MQRC_NOT_AUTHORIZED for set/pass context options the policy does not grant
@@ -219,8 +247,8 @@ class Connection:
     def define_queue(self, qdef: QueueDef, replace: bool = False) -> QueueDef:
         return self.catalog.define(qdef, replace=replace)
 
-    def alter_queue(self, name: str, **changes: object) -> QueueDef:
-        return self.catalog.alter(name, **changes)
+    def alter_queue(self, name: str, *, force: bool = False, **changes: object) -> QueueDef:
+        return self.catalog.alter(name, force=force, **changes)
 
     def delete_queue(self, name: str, purge: bool = False) -> None:
         self.catalog.delete(name, purge=purge)

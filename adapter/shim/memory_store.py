@@ -400,9 +400,10 @@ class MemoryQueueState:
     def open_counts(self) -> dict[str, int]:
         with self._store._call():
             now = self._now_ms()
-            counts = dict.fromkeys(_OPEN_KINDS, 0)
+            counts = dict.fromkeys((*_OPEN_KINDS, "handles"), 0)
             for kinds, until in self._d().opens.values():
                 if until > now:
+                    counts["handles"] += 1
                     for k in kinds.split(","):
                         if k in counts:
                             counts[k] += 1

@@ -1,5 +1,12 @@
 """MQPUT on a queue handle: Table 1 through the rules core, segmentation, MAXDEPTH,
-context, and the records sent to the priority topic (or into the unit of work)."""
+context, and the records sent to the priority topic (or into the unit of work).
+
+A blank ReplyToQMgr is stored as the name of this queue manager ("If you leave the
+ReplyToQMgr field blank ... set to the name of the queue manager to which your
+application is connected", <https://www.ibm.com/docs/en/SSFKSJ_9.3.0/develop/q023100_.html>;
+MQMD ReplyToQMgr <https://www.ibm.com/docs/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097670_.html>),
+with or without a ReplyToQ; the field is an input field of MQPUT, so the caller's MQMD
+keeps its blank."""
 
 from __future__ import annotations
 
@@ -183,7 +190,9 @@ class Putter:
             "Report": req.report,
             "Feedback": req.feedback,
             "ReplyToQ": reply_q,
-            "ReplyToQMgr": req.reply_to_qmgr or (svc.qmgr if reply_q else ""),
+            # Blank: this queue manager, whether or not a ReplyToQ is given (IBM,
+            # "Reply-to queue and queue manager"; the MQMD passed is not updated).
+            "ReplyToQMgr": req.reply_to_qmgr or svc.qmgr,
             "BackoutCount": 0,
             "Properties": req.properties,
         }

@@ -611,10 +611,11 @@ class RedisQueueState:
 
     def open_counts(self) -> dict[str, int]:
         now = self._now_ms()
-        counts = {"input": 0, "output": 0, "browse": 0}
+        counts = {"input": 0, "output": 0, "browse": 0, "handles": 0}
         for raw in self.r.hvals(self.prefix + "opens"):
             kinds, until = raw.decode().split("|")
             if int(until) > now:
+                counts["handles"] += 1
                 for k in kinds.split(","):
                     if k in counts:
                         counts[k] += 1

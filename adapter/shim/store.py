@@ -169,7 +169,8 @@ class QueueState(Protocol):
 
     def register_open(self, handle: str, kinds: str, lease_ms: int = 120_000) -> bool:
         """Register (or renew) an open handle; `kinds` is a comma list of 'input',
-        'exclusive', 'output', 'browse', 'inquire', 'set'. Refused (False, nothing
+        'exclusive', 'output', 'browse', 'inquire', 'set', 'alias' (a handle opened
+        through this alias queue). Refused (False, nothing
         written) when it asks for input and another live handle holds the queue
         exclusively, or when it asks for exclusive input and another live handle has
         input (MQRC_OBJECT_IN_USE). Raises QueueDeletedError (nothing written) while the
@@ -184,7 +185,8 @@ class QueueState(Protocol):
         ...
 
     def open_counts(self) -> dict[str, int]:
-        """{'input': n, 'output': n, 'browse': n} of the live handles."""
+        """{'input': n, 'output': n, 'browse': n} of the live handles, and 'handles':
+        how many live handles there are, whatever they opened it for."""
         ...
 
     def definition(self) -> str | None:

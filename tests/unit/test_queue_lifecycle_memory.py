@@ -99,6 +99,7 @@ def test_an_open_racing_the_delete_is_refused_with_2085(qmgr, other, monkeypatch
         "input": 0,
         "output": 0,
         "browse": 0,
+        "handles": 0,
     }
 
 
