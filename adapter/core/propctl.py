@@ -9,8 +9,12 @@ and the queue attribute PropertyControl (PROPCTL),
 https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=queues-propertycontrol-mqlong:
 COMPAT delivers every property in an MQRFH2 when the message has one in the mcd, jms,
 usr or mqext folder and none otherwise; NONE none; ALL and FORCE every one in an MQRFH2;
-V6COMPAT as it was put (here: as COMPAT, the MQRFH2 a version-6 application put being
-part of its data already).
+V6COMPAT: "Any application MQRFH2 header is received as it was sent", and properties set
+with MQSETMP are not added to it. On a V6COMPAT queue the put leaves the application's
+MQRFH2 unread (adapter/core/putprops.py), so it is part of the data; MQSETMP properties
+then go as under COMPAT, in an MQRFH2 of their own (`rfh2.insert_properties`, no merge).
+MQGMO_PROPERTIES_IN_HANDLE without a handle is MQRC_HMSG_ERROR, decided before any
+message is looked at (`getrules.check_request`).
 """
 
 from __future__ import annotations

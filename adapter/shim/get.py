@@ -559,9 +559,13 @@ class Getter:
             return data, packed, fmt, encoding, ccsid
         if how is propctl.Delivery.NONE:
             return data, b"", fmt, encoding, ccsid
-        body_fmt = fmt.encode().ljust(8)[:8]
-        data = rfh2.build_message(props, data, body_fmt, encoding, ccsid or 1208)
-        return data, b"", C.MQFMT_RF_HEADER_2.decode(), C.MQENC_NATIVE, 1208
+        # Merged into the message's own MQRFH2 if it has one, except on a V6COMPAT
+        # queue, whose application MQRFH2 is delivered as it was put.
+        merge = self.qdef.property_control != C.MQPROP_V6COMPAT
+        data, body_fmt, encoding, ccsid = rfh2.insert_properties(
+            props, data, fmt.encode(), encoding, ccsid, merge
+        )
+        return data, b"", body_fmt.decode(), encoding, ccsid
 
     def _discard_expired(self, items: list[Item]) -> None:
         """Expired messages a get met: removed (outside any unit of work) and reported."""
