@@ -28,6 +28,8 @@ IBM pages followed:
 - "MQRFH2 element name conflicts": two elements of one name, the one closest to the
   head of the message counts; a property set through the API wins over the same one in
   the application's MQRFH2.
+- 2527 MQRC_RFH_RESTRICTED_FORMAT_ERR (q045280_): the ``mq`` folder must have a restricted
+  form (`rfh2.restricted_format_error`).
 - PROPCTL V6COMPAT (PropertyControl, q103350_; "PROPCTL queue options"): an application
   MQRFH2 is received as it was sent, and its properties cannot be inquired with MQINQMP:
   on such a queue the MQRFH2 is not read at all.
@@ -49,7 +51,13 @@ from dataclasses import dataclass
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
 from adapter.core.errors import MQMIError, fail
 from adapter.core.properties import MessageProperties
-from adapter.core.rfh2 import Folder, decode_header, encode_header, properties_from_folders
+from adapter.core.rfh2 import (
+    Folder,
+    decode_header,
+    encode_header,
+    properties_from_folders,
+    restricted_format_error,
+)
 
 __all__ = ["ACTIONS", "RfhPut", "compose", "read_rfh2_on_put"]
 
@@ -156,6 +164,8 @@ def _read_folders(folders: list[Folder], props: MessageProperties) -> list[Folde
     (a property already there, from the API or nearer the head, keeps its value)."""
     kept = []
     for folder in folders:
+        if restricted_format_error(folder):
+            raise fail(C.MQRC_RFH_RESTRICTED_FORMAT_ERR)
         try:
             _props, rest = properties_from_folders([folder], props)
         except MQMIError as err:

@@ -66,6 +66,7 @@ __all__ = [
     "is_big_endian",
     "parse_message",
     "properties_from_folders",
+    "restricted_format_error",
 ]
 
 FIXED = C.MQRFH_STRUC_LENGTH_FIXED_2  # 36
@@ -445,6 +446,29 @@ def properties_from_folders(
         else:
             others.append(folder)
     return props, others
+
+
+_OTHER_SPACE = re.compile(r"[^\S ]")  # white space other than U+0020
+
+
+def restricted_format_error(folder: Folder) -> bool:
+    """True for an ``mq`` folder not in the restricted form IBM requires of it (2527
+    MQRC_RFH_RESTRICTED_FORMAT_ERR on MQPUT): names of single-byte UTF-8 characters, no
+    groups, no value that needs escaping, no white space but U+0020, no ``content``
+    attribute on the folder tag, no null value. Other folders: False. A folder that
+    cannot be read at all is `properties_from_folders`' 2421, not this."""
+    try:
+        root = _parse_folder(folder)
+    except MQMIError:
+        return False
+    if root.name != "mq":
+        return False
+    if "content" in root.attrs or "&" in folder.xml or _OTHER_SPACE.search(folder.xml.strip()):
+        return True
+    for child in root.children:
+        if child.children or child.attrs.get("xsi:nil") == "true" or not child.name.isascii():
+            return True
+    return False
 
 
 def _text_of(prop: Property) -> str:

@@ -107,3 +107,26 @@ def test_insert_merges_into_the_last_header_unless_told_not_to() -> None:
     )
     headers, *_ = decode_chain(apart, fmt, C.MQENC_NATIVE)
     assert [[f.name for f in h.folders] for h in headers] == [["usr"], ["psc"]]
+
+
+@pytest.mark.parametrize(
+    "xml,refused",
+    [
+        ("<mq><Usr>a</Usr><Seq dt='i4'>1</Seq></mq>", False),
+        ("<mq content='properties'><a>1</a></mq>", True),
+        ("<mq><g><a>1</a></g></mq>", True),
+        ("<mq><a>x &amp; y</a></mq>", True),
+        ("<mq><a>x\ty</a></mq>", True),
+        ("<mq><a xsi:nil='true'></a></mq>", True),
+        ("<mq><é>1</é></mq>", True),
+        ("<mq_usr><g><a>1</a></g></mq_usr>", False),  # only the mq folder is restricted
+    ],
+)
+def test_the_mq_folder_has_a_restricted_form(xml: str, refused: bool) -> None:
+    data = encode_header(Rfh2([Folder(xml)], 546, 1208, C.MQFMT_STRING)) + b"x"
+    if not refused:
+        read_rfh2_on_put(data, 546, 1208)
+        return
+    with pytest.raises(MQMIError) as info:
+        read_rfh2_on_put(data, 546, 1208)
+    assert info.value.reason == C.MQRC_RFH_RESTRICTED_FORMAT_ERR
