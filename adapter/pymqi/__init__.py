@@ -471,7 +471,8 @@ class Queue:
         handle = handle or self._handle
         req = put_request(md_, pmo_)
         new_handle = None
-        if pmo_.Version >= 3:
+        # PMO version 3 (the default): two fields and Action are zero on a plain put.
+        if pmo_.Version >= 3 and (pmo_.OriginalMsgHandle or pmo_.NewMsgHandle or pmo_.Action):
             handles = self._qmgr._msg_handles
             original = _msg_handle(pmo_.OriginalMsgHandle)
             new_handle = _msg_handle(pmo_.NewMsgHandle)

@@ -92,6 +92,18 @@ def test_compat_getter_without_handle_gets_the_header_back(qmgr) -> None:
     assert got[0].pack(273) == sent.pack(273)
 
 
+def test_compat_getter_gets_chained_headers_back(qmgr) -> None:
+    """ibmmq's test_get_rfh2_multiple: two chained headers, the second holding mcd."""
+    qmgr.define_queue("Q.RFH2.MULTI")
+    q = pymqi.Queue(qmgr, "Q.RFH2.MULTI", IO)
+    test_folder = b"<testFolder><testVar>testValue</testVar></testFolder>"
+    sent = [rfh2(PSC, test_folder, fmt=C.MQFMT_RF_HEADER_2), rfh2(PSC, test_folder, MCD)]
+    q.put_rfh2(b"payload", rfh2_md(), pymqi.PMO(Options=SYNC), sent)
+    got: list = []
+    assert q.get_rfh2(None, pymqi.MD(), pymqi.GMO(), got) == b"payload"
+    assert [h.get() for h in got] == [h.get() for h in sent]
+
+
 def test_handle_properties_come_back_through_get_rfh2(qmgr) -> None:
     qmgr.define_queue("Q.RFH2.BACK")
     q = pymqi.Queue(qmgr, "Q.RFH2.BACK", IO)

@@ -26,6 +26,7 @@ from tests.integration.test_mqi_rfh2 import (  # noqa: F401
     rfh2,
     rfh2_md,
     test_an_invalid_rfh2_is_2334_and_nothing_is_put,
+    test_compat_getter_gets_chained_headers_back,
     test_compat_getter_without_handle_gets_the_header_back,
     test_force_mqrfh2_gives_the_properties_in_the_data_not_the_handle,
     test_handle_properties_come_back_through_get_rfh2,
