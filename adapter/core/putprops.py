@@ -37,7 +37,7 @@ IBM pages followed:
 Here the message is stored without the property folders (a header left without any
 folder goes, and Format, Encoding and CodedCharSetId become those of what follows it);
 the get side puts them back into an MQRFH2 when PROPCTL or the GMO asks for one
-(adapter/core/propctl.py, `rfh2.insert_properties`). IBM says of PROPCTL ALL that the
+(`propctl.insert_properties`). IBM says of PROPCTL ALL that the
 layout and number of MQRFH2 headers an application reads may change this way.
 
 A folder whose XML cannot be read (2421) is not refused on MQPUT (IBM gives 2421 on the

@@ -62,7 +62,6 @@ __all__ = [
     "encode_folders",
     "encode_header",
     "folders_from_properties",
-    "insert_properties",
     "is_big_endian",
     "parse_message",
     "properties_from_folders",
@@ -568,41 +567,3 @@ def build_message(
     folders = list(extra_folders) + folders_from_properties(props)
     header = Rfh2(folders, encoding, ccsid, fmt)
     return encode_header(header, int_encoding) + body
-
-
-def insert_properties(
-    props: Iterable[Property],
-    data: bytes,
-    fmt: bytes,
-    encoding: int,
-    ccsid: int,
-    merge: bool = True,
-) -> tuple[bytes, bytes, int, int]:
-    """`data` (described by `fmt`, `encoding`, `ccsid`) with `props` in an MQRFH2: with
-    `merge`, added to the last MQRFH2 of the chain it starts with, as MQ "attempts to
-    minimize the impact of adding properties to a message by merging message properties
-    into an existing MQRFH2 header" (IBM, "Generation of MQRFH2 headers"); else, or when
-    it starts with none, in a new MQRFH2 in front. Returns the data and the Format,
-    Encoding and CodedCharSetId that now describe it."""
-    folders = folders_from_properties(props)
-    if not folders:
-        return data, fmt, encoding, ccsid
-    fmt = bytes(fmt)[:8].ljust(8, b" ")
-    if merge and fmt == C.MQFMT_RF_HEADER_2:
-        try:
-            return _merge_last(folders, data, encoding), fmt, encoding, ccsid
-        except MQMIError:
-            pass  # not a chain this reads (stored before puts were checked): a new header
-    header = Rfh2(folders, encoding, ccsid or 1208, fmt)
-    return encode_header(header) + data, C.MQFMT_RF_HEADER_2, C.MQENC_NATIVE, 1208
-
-
-def _merge_last(folders: list[Folder], data: bytes, encoding: int) -> bytes:
-    pos = 0
-    while True:
-        header, length = decode_header(data[pos:], encoding)
-        if bytes(header.format)[:8].ljust(8, b" ") != C.MQFMT_RF_HEADER_2:
-            break
-        pos, encoding = pos + length, header.encoding
-    header.folders = header.folders + folders
-    return data[:pos] + encode_header(header, encoding) + data[pos + length :]

@@ -10,7 +10,7 @@ from adapter import config
 from adapter.core import cmqc as C
 from adapter.core import expiry as exp
 from adapter.core import getrules as gr
-from adapter.core import propctl, propwire, rfh2
+from adapter.core import propctl, propwire
 from adapter.core.calls import GetRequest, GetResult
 from adapter.core.errors import MQMIError, fail, warning
 from adapter.core.model import Item
@@ -559,10 +559,8 @@ class Getter:
             return data, packed, fmt, encoding, ccsid
         if how is propctl.Delivery.NONE:
             return data, b"", fmt, encoding, ccsid
-        # Merged into the message's own MQRFH2 if it has one, except on a V6COMPAT
-        # queue, whose application MQRFH2 is delivered as it was put.
-        merge = self.qdef.property_control != C.MQPROP_V6COMPAT
-        data, body_fmt, encoding, ccsid = rfh2.insert_properties(
+        merge = self.qdef.property_control != C.MQPROP_V6COMPAT  # V6COMPAT: MQRFH2 as put
+        data, body_fmt, encoding, ccsid = propctl.insert_properties(
             props, data, fmt.encode(), encoding, ccsid, merge
         )
         return data, b"", body_fmt.decode(), encoding, ccsid

@@ -8,9 +8,10 @@ import pytest
 
 from adapter.core import cmqc as C  # noqa: N812
 from adapter.core.errors import MQMIError
+from adapter.core.propctl import insert_properties
 from adapter.core.properties import MessageProperties
 from adapter.core.putprops import compose, read_rfh2_on_put
-from adapter.core.rfh2 import Folder, Rfh2, decode_chain, encode_header, insert_properties
+from adapter.core.rfh2 import Folder, Rfh2, decode_chain, encode_header
 
 USR = Folder("<usr><a dt='i4'>1</a></usr>")
 PSC = Folder("<psc><Command>x</Command></psc>")
