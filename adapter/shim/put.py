@@ -1,5 +1,7 @@
 """MQPUT on a queue handle: Table 1 through the rules core, segmentation, MAXDEPTH,
-context, and the records sent to the priority topic (or into the unit of work)."""
+context, an application's MQRFH2 (its property folders read as properties,
+adapter/core/putprops.py), and the records sent to the priority topic (or into the unit
+of work)."""
 
 from __future__ import annotations
 
@@ -208,7 +210,7 @@ class Putter:
         self.cursor = plan.cursor
         if warning is not None:
             # pymqi raises before it unpacks the MD: a warned put leaves the MD as given.
-            return PutResult(None, warning)
+            return PutResult(None, warning, properties if read_rfh2 else None)
         if opts & C.MQPMO_NO_CONTEXT:  # no origin context: no put time either
             put_date = put_time = b" " * 8
         else:
