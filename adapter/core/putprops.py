@@ -34,8 +34,8 @@ IBM pages followed:
   MQRFH2 is received as it was sent, and its properties cannot be inquired with MQINQMP:
   on such a queue the MQRFH2 is not read at all.
 
-Here the message is stored without the property folders (a header left without any
-folder goes, and Format, Encoding and CodedCharSetId become those of what follows it);
+Here the message is stored without the property folders (a header they leave without
+any folder goes, and Format, Encoding and CodedCharSetId become those of what follows it);
 the get side puts them back into an MQRFH2 when PROPCTL or the GMO asks for one
 (`propctl.insert_properties`). IBM says of PROPCTL ALL that the
 layout and number of MQRFH2 headers an application reads may change this way.
@@ -139,7 +139,7 @@ def read_rfh2_on_put(
             header.ccsid, raw = ccsid, None
         if read_folders:
             folders = _read_folders(header.folders, props)
-            if not folders:
+            if not folders and header.folders:
                 # Nothing left in it: the header goes, and what described it (the MQMD,
                 # or the header before) now describes what follows it.
                 after = (header.format, header.encoding, header.ccsid)

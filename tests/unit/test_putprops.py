@@ -5,13 +5,23 @@ read on the put (2334, folders out, headers dropped, Format/Encoding/CCSID fixed
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adapter.core import cmqc as C  # noqa: N812
 from adapter.core.errors import MQMIError
 from adapter.core.propctl import insert_properties
 from adapter.core.properties import MessageProperties
 from adapter.core.putprops import compose, read_rfh2_on_put
-from adapter.core.rfh2 import Folder, Rfh2, decode_chain, encode_header
+from adapter.core.rfh2 import (
+    Folder,
+    Rfh2,
+    decode_chain,
+    encode_header,
+    folders_from_properties,
+    parse_message,
+)
+from tests.unit.test_properties import NAMES, typed_values
 
 USR = Folder("<usr><a dt='i4'>1</a></usr>")
 PSC = Folder("<psc><Command>x</Command></psc>")
@@ -131,3 +141,61 @@ def test_the_mq_folder_has_a_restricted_form(xml: str, refused: bool) -> None:
     with pytest.raises(MQMIError) as info:
         read_rfh2_on_put(data, 546, 1208)
     assert info.value.reason == C.MQRC_RFH_RESTRICTED_FORMAT_ERR
+
+
+# -- any chain: read on the put, merged back on the get ------------------------------------
+
+OTHER = st.sampled_from(
+    [Folder("<psc><Command>RegSub</Command></psc>"), Folder("<app><x>y</x></app>")]
+)
+PROPERTY_FOLDERS = st.dictionaries(NAMES, typed_values(), min_size=1, max_size=3).map(
+    lambda d: folders_from_properties(_store(d))
+)
+
+
+def _store(values: dict) -> MessageProperties:
+    out = MessageProperties()
+    for name, (ptype, value) in values.items():
+        out.set(name, value, ptype)
+    return out
+
+
+@st.composite
+def chains(draw):
+    headers = []
+    for _ in range(draw(st.integers(1, 3))):
+        folders: list[Folder] = []
+        for part in draw(st.lists(st.one_of(OTHER.map(lambda f: [f]), PROPERTY_FOLDERS))):
+            folders.extend(part)
+        headers.append(folders)
+    n = len(headers) + 1
+    encodings = draw(st.lists(st.sampled_from([273, 546]), min_size=n, max_size=n))
+    return headers, encodings
+
+
+@settings(max_examples=60, deadline=None)
+@given(chains(), st.binary(max_size=8))
+def test_any_chain_round_trips_between_put_and_get(chain, body) -> None:
+    headers, encodings = chain
+    data = b""
+    for i, folders in enumerate(headers):  # header i's integers are in encodings[i]
+        last = i == len(headers) - 1
+        fmt = C.MQFMT_STRING if last else C.MQFMT_RF_HEADER_2
+        data += encode_header(Rfh2(folders, encodings[i + 1], 1208, fmt), encodings[i])
+    data += body
+    as_put = parse_message(data, C.MQFMT_RF_HEADER_2, encodings[0])
+    others = [f for h in as_put.headers for f in h.folders]
+
+    stored = read_rfh2_on_put(data, encodings[0], 1208)
+    assert stored.properties == as_put.properties
+    kept = parse_message(stored.data, stored.format, stored.encoding)
+    assert [f for h in kept.headers for f in h.folders] == others
+    assert kept.body == body and len(kept.properties) == 0
+    assert (kept.format, kept.encoding) == (C.MQFMT_STRING, encodings[-1])
+
+    back, fmt, encoding, _ccsid = insert_properties(
+        stored.properties, stored.data, stored.format, stored.encoding, stored.ccsid
+    )
+    got = parse_message(back, fmt, encoding)
+    assert got.properties == as_put.properties and got.body == body
+    assert [f for h in got.headers for f in h.folders] == others
