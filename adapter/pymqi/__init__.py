@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from adapter.core import cmqc as _C
-from adapter.core import propwire
+from adapter.core import propwire, putprops
 from adapter.core.calls import GetRequest, PutRequest
 from adapter.core.connrules import connect_options_error
 from adapter.core.dynamic import DEFAULT_DYNAMIC_Q_NAME
@@ -25,6 +25,7 @@ from adapter.pymqi import CMQC
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
 from adapter.pymqi.inquire import queue_attribute
 from adapter.pymqi.msghandle import MessageHandle, MessageHandles
+from adapter.pymqi.rfh2 import RFH2, get_rfh2, put_rfh2
 from adapter.pymqi.structs import (
     CNO,
     CSP,
@@ -61,6 +62,7 @@ __all__ = [
     "PYIFError",
     "Queue",
     "QueueManager",
+    "RFH2",
     "cno",
     "connect",
     "csp",
@@ -522,9 +524,22 @@ class Queue:
             raise TypeError(f"Message type is {type(msg).__name__}. Convert to bytes.")
         handle = handle or self._handle
         req = put_request(md_, pmo_)
-        if pmo_.Version >= 3 and (number := _msg_handle(pmo_.OriginalMsgHandle)) is not None:
-            req.properties = propwire.pack(self._qmgr._msg_handles.properties(number))
+        new_handle = None
+        # PMO version 3 (the default): two fields and Action are zero on a plain put.
+        if pmo_.Version >= 3 and (pmo_.OriginalMsgHandle or pmo_.NewMsgHandle or pmo_.Action):
+            handles = self._qmgr._msg_handles
+            original = _msg_handle(pmo_.OriginalMsgHandle)
+            new_handle = _msg_handle(pmo_.NewMsgHandle)
+            props = putprops.compose(
+                pmo_.Action,
+                handles.properties(original) if original is not None else None,
+                handles.properties(new_handle) if new_handle is not None else None,
+            )
+            req.properties = propwire.pack(props)
         result = handle.put(req, bytes(msg), put1=put1)
+        if new_handle is not None:  # NewMsgHandle now shows the message put
+            put = result.properties if result.properties is not None else req.properties
+            self._qmgr._msg_handles.replace(new_handle, propwire.unpack(put))
         # Output fields at their MQ widths, straight into the structure (no coercion).
         pmo_.__dict__["ResolvedQName"], pmo_.__dict__["ResolvedQMgrName"] = _resolved(handle)
         if result.warning is not None:
@@ -583,6 +598,16 @@ class Queue:
             gmo_.Segmentation = result.gmo["Segmentation"]
         if gmo_.Version >= _C.MQGMO_VERSION_3:
             gmo_.ReturnedLength = result.gmo["ReturnedLength"]
+
+    def put_rfh2(self, msg, *opts: Any) -> None:
+        """ibmmq's put_rfh2(msg, md, pmo, rfh2_headers): the RFH2 structures packed in
+        front of `msg`; the queue manager reads their property folders as properties."""
+        put_rfh2(self, msg, opts)
+
+    def get_rfh2(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """ibmmq's get_rfh2(max_length, md, gmo, rfh2_headers): the MQRFH2 headers the
+        MQMD announces unpacked into the list; returns the data after them."""
+        return get_rfh2(self, max_length, opts)
 
     def get_no_jms(self, max_length: int | None = None, *args: Any) -> bytes:
         md_, gmo_ = (list(args) + [None, None])[:2]

@@ -10,7 +10,7 @@ from adapter import config
 from adapter.core import cmqc as C
 from adapter.core import expiry as exp
 from adapter.core import getrules as gr
-from adapter.core import propctl, propwire, rfh2
+from adapter.core import propctl, propwire
 from adapter.core.calls import GetRequest, GetResult
 from adapter.core.errors import MQMIError, fail, warning
 from adapter.core.model import Item
@@ -559,9 +559,11 @@ class Getter:
             return data, packed, fmt, encoding, ccsid
         if how is propctl.Delivery.NONE:
             return data, b"", fmt, encoding, ccsid
-        body_fmt = fmt.encode().ljust(8)[:8]
-        data = rfh2.build_message(props, data, body_fmt, encoding, ccsid or 1208)
-        return data, b"", C.MQFMT_RF_HEADER_2.decode(), C.MQENC_NATIVE, 1208
+        merge = self.qdef.property_control != C.MQPROP_V6COMPAT  # V6COMPAT: MQRFH2 as put
+        data, body_fmt, encoding, ccsid = propctl.insert_properties(
+            props, data, fmt.encode(), encoding, ccsid, merge
+        )
+        return data, b"", body_fmt.decode(), encoding, ccsid
 
     def _discard_expired(self, items: list[Item]) -> None:
         """Expired messages a get met: removed (outside any unit of work) and reported."""

@@ -1,5 +1,7 @@
 """MQPUT on a queue handle: Table 1 through the rules core, segmentation, MAXDEPTH,
-context, and the records sent to the priority topic (or into the unit of work).
+context, an application's MQRFH2 (its property folders read as properties,
+adapter/core/putprops.py), and the records sent to the priority topic (or into the unit
+of work).
 
 A blank ReplyToQMgr is stored as the name of this queue manager ("If you leave the
 ReplyToQMgr field blank ... set to the name of the queue manager to which your
@@ -13,12 +15,14 @@ from __future__ import annotations
 from adapter import config
 from adapter.core import cmqc as C
 from adapter.core import expiry as exp
+from adapter.core import propwire, putprops
 from adapter.core.calls import PutRequest, PutResult
 from adapter.core.errors import fail
 from adapter.core.mdrules import feedback_error, msg_type_error, reply_to_error, report_outcome
 from adapter.core.openrules import PUT_CONTEXT, put_context_error
 from adapter.core.putrules import PutCursor, close_outcome, plan_put, put_options_error
 from adapter.core.segmentation import segment_message
+from adapter.core.text import mqstr
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
 from adapter.shim.context import (
@@ -34,6 +38,8 @@ from adapter.shim.services import Services
 from adapter.shim.store import QueueState
 
 _PASS = C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT
+_RFH2 = mqstr(C.MQFMT_RF_HEADER_2)
+_APPLICATION_SEGMENT = C.MQMF_SEGMENT | C.MQMF_LAST_SEGMENT
 
 
 class Putter:
@@ -118,6 +124,10 @@ class Putter:
             if report[0] == C.MQCC_FAILED:
                 raise fail(report[1])
             warning = warning or report[1]  # MQRC_UNKNOWN_REPORT_OPTION: the put goes on
+        fmt, encoding, ccsid, properties = req.format, req.encoding, req.ccsid, req.properties
+        read_rfh2 = fmt == _RFH2 and not req.msg_flags & _APPLICATION_SEGMENT
+        if read_rfh2:  # only then: any other put pays one comparison
+            payload, fmt, encoding, ccsid, properties = self._read_rfh2(req, payload)
 
         plan = plan_put(
             self.cursor,
@@ -183,9 +193,9 @@ class Putter:
             "Priority": req.priority if req.priority >= 0 else priority,
             "Expiry": expiry,
             "PutTimestamp": now_ms,
-            "Format": req.format.ljust(8) if req.format else C.MQFMT_NONE.decode(),
-            "CodedCharSetId": req.ccsid,
-            "Encoding": req.encoding,
+            "Format": fmt.ljust(8) if fmt else C.MQFMT_NONE.decode(),
+            "CodedCharSetId": ccsid,
+            "Encoding": encoding,
             "MsgType": req.msg_type,
             "Report": req.report,
             "Feedback": req.feedback,
@@ -194,7 +204,7 @@ class Putter:
             # "Reply-to queue and queue manager"; the MQMD passed is not updated).
             "ReplyToQMgr": req.reply_to_qmgr or svc.qmgr,
             "BackoutCount": 0,
-            "Properties": req.properties,
+            "Properties": properties,
         }
         topic = self._topics[min(priority, 9)]
         out = records.build(topic, plan, pieces, fields, context, payload, msg_id, svc.new_msg_id)
@@ -209,7 +219,7 @@ class Putter:
         self.cursor = plan.cursor
         if warning is not None:
             # pymqi raises before it unpacks the MD: a warned put leaves the MD as given.
-            return PutResult(None, warning)
+            return PutResult(None, warning, properties if read_rfh2 else None)
         if opts & C.MQPMO_NO_CONTEXT:  # no origin context: no put time either
             put_date = put_time = b" " * 8
         else:
@@ -224,8 +234,23 @@ class Putter:
                 "Offset": plan.offset,
                 "PutDate": put_date,
                 "PutTime": put_time,
-            }
+            },
+            properties=properties if read_rfh2 else None,
         )
+
+    def _read_rfh2(self, req: PutRequest, payload: bytes) -> tuple[bytes, str, int, int, bytes]:
+        """An application's MQRFH2 chain (adapter/core/putprops.py): checked (2334), and
+        its property folders made the message's properties, except on a V6COMPAT queue."""
+        api = propwire.unpack(req.properties) if req.properties else None
+        got = putprops.read_rfh2_on_put(
+            payload,
+            req.encoding,
+            req.ccsid,
+            api,
+            read_folders=self.qdef.property_control != C.MQPROP_V6COMPAT,
+        )
+        props = propwire.pack(got.properties)
+        return got.data, mqstr(got.format), got.encoding, got.ccsid, props
 
     def close(self) -> tuple[int, int]:
         """MQCLOSE's Table 2 outcome for an unterminated group or logical message."""
