@@ -14,7 +14,7 @@ import pytest
 
 import adapter.pymqi as pymqi
 from adapter.shim import catalog, records
-from adapter.shim.memory_store import MemoryQueueState
+from adapter.shim.memory_store import MemoryConnectionError, MemoryQueueState
 from tests.integration.conftest import mqerror
 
 C = pymqi.CMQC
@@ -96,6 +96,11 @@ def test_a_failure_mid_mqconn_is_an_mq_reason_and_leaves_nothing_running(
     _fails(C.MQRC_UNEXPECTED_ERROR, pymqi.connect, qmgr_name)
     monkeypatch.setattr(catalog.Catalog, "__init__", _broken(MemoryError()))
     _fails(C.MQRC_STORAGE_NOT_AVAILABLE, pymqi.connect, qmgr_name)
+    # a server failing after the reachability check: 2009 (2538 is for unreachable)
+    monkeypatch.setattr(
+        catalog.Catalog, "__init__", _broken(MemoryConnectionError("dropped mid-MQCONN"))
+    )
+    _fails(C.MQRC_CONNECTION_BROKEN, pymqi.connect, qmgr_name)
     assert threading.active_count() == threads  # no pump thread left behind
     monkeypatch.undo()
     pymqi.connect(qmgr_name).disconnect()
