@@ -6,10 +6,14 @@ out; strmqm makes the queue manager run again. Every connection sees the state a
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import adapter.pymqi as pymqi
 from adapter import cli
+from adapter.core.qmgrrules import RunState, call_error, connect_error
 from adapter.shim.memory_store import MemoryStore
+from adapter.shim.runstate import end_queue_manager, start_queue_manager
 from tests.integration.conftest import mqerror
 
 C = pymqi.CMQC
@@ -145,3 +149,51 @@ def test_another_connection_sees_the_state_at_its_next_call(control, qmgr, qmgr_
         q.put(b"z", pymqi.MD(), FIQ_PUT)
     finally:
         other.disconnect()
+
+
+_STEPS = st.sampled_from(["quiesce", "end", "start", "put", "put_fiq", "get", "get_fiq", "conn"])
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(steps=st.lists(_STEPS, max_size=12))
+def test_every_call_gets_what_the_run_state_allows(world, qmgr_name, steps) -> None:
+    store = MemoryStore(qmgr_name, world.clock.now_ms, world.server)
+    start_queue_manager(store)
+    qm = pymqi.connect(qmgr_name)
+    qm.define_queue("Q", replace=True)
+    q = pymqi.Queue(qm, "Q", OUT | IN)
+    state = RunState.RUNNING
+    try:
+        for step in steps:
+            if step in ("quiesce", "end", "start"):
+                if step == "start":
+                    start_queue_manager(store)
+                else:
+                    end_queue_manager(store, immediate=step == "end")
+                state = RunState.of(store.run_state())
+                continue
+            fiq = step.endswith("_fiq")
+            if step == "conn":
+                expected = connect_error(state)
+                call = lambda: pymqi.connect(qmgr_name).disconnect()  # noqa: E731
+            elif step.startswith("put"):
+                expected = call_error(state, fiq)
+                pmo = pymqi.PMO(Options=C.MQPMO_FAIL_IF_QUIESCING if fiq else 0)
+                call = lambda pmo=pmo: q.put(b"m", pymqi.MD(), pmo)  # noqa: E731
+            else:
+                expected = call_error(state, fiq)
+                gmo = _gmo(C.MQGMO_FAIL_IF_QUIESCING if fiq else 0)
+                call = lambda gmo=gmo: q.get(None, pymqi.MD(), gmo)  # noqa: E731
+            try:
+                call()
+                answer = None
+            except pymqi.MQMIError as err:
+                answer = err.reason
+            if answer == C.MQRC_NO_MSG_AVAILABLE:  # a get on an empty queue: it ran
+                answer = None
+            assert answer == expected, (step, state)
+    finally:
+        start_queue_manager(store)
+        qm.disconnect()
