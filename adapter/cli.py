@@ -2,7 +2,8 @@
 
 The library's own verbs are MQSC's: `mqk define` (DEFINE QLOCAL, QMODEL with --model,
 QALIAS with --alias --target), `mqk alter` (ALTER QLOCAL / QALIAS), `mqk delete` (DELETE
-QLOCAL / QMODEL / QALIAS), `mqk status` (DISPLAY QSTATUS). Other packages
+QLOCAL / QMODEL / QALIAS), `mqk status` (DISPLAY QSTATUS), `mqk qmgr` (ALTER / DISPLAY
+QMGR), and the control commands `mqk endmqm [-c|-i]` / `mqk strmqm`. Other packages
 add theirs through the entry-point group `mqk.commands`: each entry names a function
 called with the subparsers, which adds subcommands whose `func` takes the parsed
 arguments and returns the exit status. This repository declares `stack` and `bench`
@@ -22,6 +23,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import adapter.pymqi as pymqi
+from adapter import config
+from adapter.shim.redis_store import RedisStore
+from adapter.shim.runstate import end_queue_manager, start_queue_manager
+from adapter.shim.store import StateStore
 
 COMMAND_GROUP = "mqk.commands"
 
@@ -158,6 +163,41 @@ def _alias_status(name: str, a: dict) -> str:
         f"PUT({'DISABLED' if a['put_inhibited'] else 'ENABLED'}) "
         f"DESCR({a.get('description', '')})"
     )
+
+
+def _control_store(qmgr: str) -> StateStore:
+    """The state store the control commands write the run state to (no MQCONN: a
+    quiescing queue manager refuses new connections, strmqm must still work)."""
+    return RedisStore(config.endpoints().redis_url, qmgr)
+
+
+def _endmqm(args: argparse.Namespace) -> int:
+    """endmqm -c (quiesce, the default) / -i (immediate), in endmqm's words."""
+    store = _control_store(args.qmgr)
+    try:
+        end_queue_manager(store, immediate=args.immediate)
+    finally:
+        store.close()
+    if args.immediate:
+        print(f"IBM MQ queue manager '{args.qmgr}' ending.")
+        print(f"IBM MQ queue manager '{args.qmgr}' ended.")
+    else:
+        print(
+            "Quiesce request accepted. The queue manager will stop when all outstanding "
+            "work is complete."
+        )
+    return 0
+
+
+def _strmqm(args: argparse.Namespace) -> int:
+    """strmqm: the queue manager runs again (new connections, no more 2161/2162)."""
+    store = _control_store(args.qmgr)
+    try:
+        start_queue_manager(store)
+    finally:
+        store.close()
+    print(f"IBM MQ queue manager '{args.qmgr}' started.")
+    return 0
 
 
 _DEFTYPES = {
@@ -334,6 +374,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--maxumsgs", type=int, help="MAXUMSGS: messages in one unit of work")
     p.add_argument("--maxmsgl", type=int, help="MAXMSGL: the queue manager's largest message")
     p.set_defaults(func=_qmgr)
+
+    p = sub.add_parser("endmqm", help="endmqm: quiesce (-c) or end at once (-i) a queue manager")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("-c", dest="immediate", action="store_false", help="controlled (quiesce)")
+    mode.add_argument("-i", dest="immediate", action="store_true", help="immediate")
+    p.add_argument("qmgr")
+    p.set_defaults(func=_endmqm, immediate=False)
+    p = sub.add_parser("strmqm", help="strmqm: the queue manager runs again after endmqm")
+    p.add_argument("qmgr")
+    p.set_defaults(func=_strmqm)
 
     for name, value in command_groups().items():
         add = _load_group(name, value)

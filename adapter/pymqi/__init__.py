@@ -23,6 +23,7 @@ from adapter.core.putrules import put_options_error
 from adapter.core.structrules import structure_error
 from adapter.pymqi import CMQC
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
+from adapter.pymqi.failures import internal_failures, mqi
 from adapter.pymqi.inquire import queue_attribute
 from adapter.pymqi.msghandle import MessageHandle, MessageHandles
 from adapter.pymqi.rfh2 import RFH2, get_rfh2, put_rfh2
@@ -44,7 +45,7 @@ from adapter.pymqi.structs import (
     pmo,
 )
 from adapter.shim.catalog import QueueDef, check_alias_attributes
-from adapter.shim.connection import BACKEND_ERRORS, Connection
+from adapter.shim.connection import Connection
 from adapter.shim.qmgrdef import QMgrDef
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "connect",
     "csp",
     "gmo",
+    "internal_failures",
     "md",
     "od",
     "pmo",
@@ -81,19 +83,7 @@ _INPUT = _C.MQOO_INPUT_AS_Q_DEF | _C.MQOO_INPUT_SHARED | _C.MQOO_INPUT_EXCLUSIVE
 _ACCESS = _INPUT | _C.MQOO_BROWSE | _C.MQOO_OUTPUT | _C.MQOO_INQUIRE | _C.MQOO_SET
 
 
-def _mqi(method):
-    """Server errors surface as MQRC_CONNECTION_BROKEN, never as a library traceback.
-    (A consuming claim is not retried blind: if its reply was lost, the message may
-    have gone, which is MQ's own outcome for a broken connection outside syncpoint.)"""
-
-    @functools.wraps(method)
-    def call(*args: Any, **kwargs: Any):
-        try:
-            return method(*args, **kwargs)
-        except BACKEND_ERRORS as exc:
-            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_CONNECTION_BROKEN) from exc
-
-    return call
+_mqi = mqi  # every MQI verb: only MQ's answers escape (adapter/pymqi/failures.py)
 
 
 def _check_structure(kind: str, value: MQOpts) -> None:
@@ -254,6 +244,7 @@ class QueueManager:
             self.connect(name)
 
     # -- connection ----------------------------------------------------------------
+    @_mqi
     def connect(self, name: str | bytes) -> None:
         if self._conn is not None:
             raise MQMIError(_C.MQCC_WARNING, _C.MQRC_ALREADY_CONNECTED)
@@ -296,6 +287,7 @@ class QueueManager:
 
     connectTCPClient = connect_tcp_client
 
+    @_mqi
     def disconnect(self) -> None:
         if self._conn is None:
             raise PYIFError("not connected")
@@ -338,7 +330,7 @@ class QueueManager:
     def begin(self) -> None:
         """MQBEGIN: start the unit of work now (it also starts with the first syncpoint
         put or get). The queue manager coordinates it: there are no external resources."""
-        self.get_handle().txn.begin()
+        self.get_handle().begin()
 
     @_mqi
     def commit(self) -> None:
@@ -375,7 +367,7 @@ class QueueManager:
             q._handle = None
 
     # -- administration (DEFINE / DELETE QLOCAL, DISPLAY QSTATUS) ------------------
-    @_mqi
+    @mqi(admin=True)
     def define_queue(self, name: str, replace: bool = False, **attributes: Any):
         """DEFINE QLOCAL, or DEFINE QMODEL with `queue_type=CMQC.MQQT_MODEL` (and
         `definition_type` MQQDT_TEMPORARY_DYNAMIC, MQ's default, or
@@ -394,7 +386,7 @@ class QueueManager:
             raise ValueError("a local queue is predefined: dynamic queues come from a model")
         return self.get_handle().define_queue(qdef, replace=replace)
 
-    @_mqi
+    @mqi(admin=True)
     def alter_queue(self, name: str, force: bool = False, **attributes: Any):
         """ALTER QLOCAL / QALIAS (e.g. `get_inhibited=True` for GET(DISABLED)): every
         handle open on the queue, in any process, sees the change on its next call.
@@ -413,7 +405,7 @@ class QueueManager:
     def queue_status(self, name: str) -> dict:
         return self.get_handle().queue_status(_name(name))
 
-    @_mqi
+    @mqi(admin=True)
     def alter_qmgr(self, **attributes: Any) -> QMgrDef:
         """ALTER QMGR (`dead_letter_q`, `def_xmit_q`, `description`, `max_handles`,
         `max_uncommitted_msgs`, `max_msg_length`): ValueError for an attribute that is
@@ -424,9 +416,11 @@ class QueueManager:
     def inquire(self, attribute: int):
         """MQINQ on the queue manager object: its name and attributes (MQ's values for
         the ones that are fixed here: MaxPriority 9, syncpoint available)."""
+        conn = self.get_handle()
+        conn.run.check()
         if attribute == _C.MQCA_Q_MGR_NAME:
             return self.get_name().encode().ljust(_C.MQ_Q_MGR_NAME_LENGTH)
-        qm = self.get_handle().qmgr_def()
+        qm = conn.qmgr_def()
         values = {
             _C.MQCA_DEAD_LETTER_Q_NAME: qm.dead_letter_q.encode().ljust(_C.MQ_Q_NAME_LENGTH),
             _C.MQCA_DEF_XMIT_Q_NAME: qm.def_xmit_q.encode().ljust(_C.MQ_Q_NAME_LENGTH),

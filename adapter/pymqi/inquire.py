@@ -52,7 +52,7 @@ _VALUES: dict[int, _Value] = {
 def queue_attribute(handle: Any, attribute: int, queue_status: Callable[[str], dict]) -> Any:
     """The value of `attribute` for the object `handle` opened (after any ALTER: the
     current definitions). `queue_status`: DISPLAY QSTATUS of a queue (its depth)."""
-    handle.current()  # ALTERs seen; a changed alias or a deleted queue fails here
+    handle.inquired()  # run state; ALTERs seen; a changed alias or a deleted queue fails
     if handle.alias is not None and handle.alias.changed:
         # MQINQ of an alias whose attributes changed since MQOPEN (shim/alias.py).
         raise MQMIError(C.MQCC_FAILED, C.MQRC_OBJECT_CHANGED)

@@ -163,6 +163,10 @@ def _digest(definition: bytes) -> str:
     return hashlib.blake2b(definition, digest_size=8).hexdigest()
 
 
+_DEFAULT_QMGR_MARK = _digest(QMgrDef().to_json())
+"""The definition mark of a queue manager object never altered (MQ's defaults)."""
+
+
 def incarnation(mark: str) -> str:
     """The incarnation part of a definition mark."""
     return mark.split(":", 1)[0]
@@ -440,6 +444,11 @@ class Catalog:
         st = self.store.queue(QMGR_KEY)
         mark = st.definition()
         if mark is not None and mark == self._qmgr_mark and self._qmgr_def is not None:
+            return self._qmgr_def
+        if mark == _DEFAULT_QMGR_MARK:
+            # Never altered: MQ's defaults, with no read of the catalog (every MQOPEN
+            # asks for MAXHANDS, so a new connection's first open must not read Kafka).
+            self._qmgr_def, self._qmgr_mark = QMgrDef(), mark
             return self._qmgr_def
         raw = self.store.catalog_get(QMGR_KEY)
         if raw is None:

@@ -30,6 +30,7 @@ from adapter.core.openrules import (
     needs_context_authority,
     open_options_error,
 )
+from adapter.core.qmgrrules import RunState, handle_error
 from adapter.core.resolution import alias_base_error, object_qmgr_error
 from adapter.core.selector import compile_selector
 from adapter.shim.catalog import Catalog, QueueDef
@@ -41,6 +42,7 @@ from adapter.shim.log import Log
 from adapter.shim.pump import AsyncStatus, Pump
 from adapter.shim.qmgrdef import QMgrDef
 from adapter.shim.redis_store import RedisStore
+from adapter.shim.runstate import RunStateView
 from adapter.shim.services import Services
 from adapter.shim.store import QueueState, StateStore
 from adapter.shim.uow import UnitsOfWork
@@ -91,7 +93,25 @@ class Connection:
             self.log.check_reachable()
         except BACKEND_ERRORS as exc:
             log.warning("MQCONN %s: the servers cannot be reached: %s", qmgr, exc)
+            self._close_backends()
             raise fail(C.MQRC_HOST_NOT_AVAILABLE) from exc
+        self._closed = False
+        self.run = RunStateView(self.store, self._backout_on_stop)
+        try:
+            self.run.check_connect()  # no new connection while quiescing or ending
+            self._build(qmgr, transactional_id)
+        except BaseException:
+            # Nothing half-built stays behind: no pump thread, no open clients.
+            self._closed = True
+            pump = getattr(self, "pump", None)
+            if pump is not None:
+                pump.stop()
+            self._close_backends()
+            raise
+        _LIVE.add(self)
+        self._sweep_dynamic()
+
+    def _build(self, qmgr: str, transactional_id: str | None) -> None:
         self.producer = self.log.producer()
         self.pump = Pump(qmgr, self.producer, self.store, on_tick=self._tick)
         # A stable transactional id (argument or MQK_TRANSACTIONAL_ID) lets a restarted
@@ -115,15 +135,27 @@ class Connection:
             self.pump,
             self.txn,
             self.catalog,
+            self.run,
         )
         self.user = DEFAULT_CONTEXT["UserIdentifier"]
         self.may_set_context = config.context_authority(self.user)
         self.may_use_alternate_user = config.alternate_user_authority(self.user)
-        self._closed = False
         self._renewed_at = self.clock.monotonic()
         self.pump.start()
-        _LIVE.add(self)
-        self._sweep_dynamic()
+
+    def _close_backends(self) -> None:
+        for backend in (self.store, self.log):
+            try:
+                backend.close()
+            except Exception:
+                log.warning("closing %s after a failed MQCONN failed", backend, exc_info=True)
+
+    def _backout_on_stop(self) -> None:
+        """endmqm -i: the queue manager backs out the unit of work of every connection
+        (at the connection's next call)."""
+        if self.txn.current is not None:
+            log.warning("the queue manager is ending immediately: unit of work backed out")
+            self.backout()
 
     def _sweep_dynamic(self) -> None:
         """Temporary dynamic queues whose creator died go when a connection starts (and
@@ -135,7 +167,10 @@ class Connection:
             log.warning("sweeping dead temporary dynamic queues failed", exc_info=True)
 
     def _tick(self) -> None:
-        self.txn.renew()
+        if self.run.current() is not RunState.ENDING_IMMEDIATELY:
+            # Ending immediately: its locks are no longer kept (the unit of work is
+            # backed out at the next call, or by their leases running out).
+            self.txn.renew()
         now = self.clock.monotonic()
         if now - self._renewed_at >= config.OPEN_LEASE_MS / 3000:
             self._renewed_at = now
@@ -166,7 +201,10 @@ class Connection:
         (`put1`) of a model queue is MQRC_Q_TYPE_ERROR. MQOPEN of an alias opens its
         target (the handle's `name`; its `object_name` stays the alias). The definition
         is the current one; a delete in progress is MQRC_UNKNOWN_OBJECT_NAME."""
-        reason = open_options_error(options)
+        self.run.check(options & C.MQOO_FAIL_IF_QUIESCING)
+        reason = open_options_error(options) or handle_error(
+            self.services.open_handles(), self.qmgr_def().max_handles
+        )
         if reason is not None:
             raise fail(reason)
         selector = compile_selector(selection_string)
@@ -245,10 +283,21 @@ class Connection:
         return self.catalog.lookup(name, refresh=refresh)
 
     def define_queue(self, qdef: QueueDef, replace: bool = False) -> QueueDef:
+        self._check_max_msg_length(qdef.max_msg_length)
         return self.catalog.define(qdef, replace=replace)
 
     def alter_queue(self, name: str, *, force: bool = False, **changes: object) -> QueueDef:
+        if "max_msg_length" in changes:
+            self._check_max_msg_length(changes["max_msg_length"])
         return self.catalog.alter(name, force=force, **changes)
+
+    def _check_max_msg_length(self, value: object) -> None:
+        """DEFINE / ALTER QLOCAL / QMODEL MAXMSGL: at most the queue manager's (MQSC,
+        DEFINE queues, MAXMSGL on Multiplatforms). ALTER QMGR lowering the queue
+        manager's checks no queue, as in MQ (dynamic queues copy their model's)."""
+        limit = self.qmgr_def().max_msg_length
+        if isinstance(value, int) and value > limit:
+            raise ValueError(f"MAXMSGL({value}) exceeds the queue manager's MAXMSGL({limit})")
 
     def delete_queue(self, name: str, purge: bool = False) -> None:
         self.catalog.delete(name, purge=purge)
@@ -298,6 +347,7 @@ class Connection:
         self.pump.barrier()
 
     def commit(self) -> None:
+        self.run.check()  # ending immediately: backed out, MQRC_Q_MGR_STOPPING
         self.barrier()
         try:
             self.txn.commit()
@@ -309,6 +359,11 @@ class Connection:
             self.txn.backout()
         finally:
             self._drop_deleted()
+
+    def begin(self) -> None:
+        """MQBEGIN."""
+        self.run.check()
+        self.txn.begin()
 
     def _drop_deleted(self) -> None:
         """The storage of the temporary queues closed while the ended unit of work
@@ -349,7 +404,10 @@ class Connection:
         try:
             self.producer.poll(0)
             self.barrier()
-            self.txn.commit()
+            if self.run.current() is RunState.ENDING_IMMEDIATELY:
+                self.txn.backout()  # the queue manager backs it out, not MQDISC
+            else:
+                self.txn.commit()
         finally:
             self._delete_temporary()
             self.store.close()

@@ -157,6 +157,7 @@ class QueueHandle:
 
     def put(self, req: PutRequest, payload: bytes, *, put1: bool = False) -> PutResult:
         if not self.svc.closed:
+            self.svc.run.check(req.options & C.MQPMO_FAIL_IF_QUIESCING)
             self.current()
         return self.putter.put(req, payload, put1=put1)
 
@@ -164,8 +165,14 @@ class QueueHandle:
         self, req: GetRequest, max_length: int | None = None, wait_interval: int = 0
     ) -> GetResult | None:
         if not self.svc.closed:
+            self.svc.run.check(req.options & C.MQGMO_FAIL_IF_QUIESCING)
             self.current()
         return self.getter.get(req, max_length, wait_interval)
+
+    def inquired(self) -> QueueDef:
+        """MQINQ: the definition now (after an ALTER, the new values)."""
+        self.svc.run.check()
+        return self.current()
 
     def close(self, options: int = C.MQCO_NONE) -> tuple[int, int]:
         """MQCLOSE: the Table 2 outcome for an unterminated group or logical message.
@@ -175,6 +182,7 @@ class QueueHandle:
         svc = self.svc
         if svc.closed:
             raise fail(C.MQRC_HCONN_ERROR)
+        svc.run.check()  # ending immediately: MQRC_Q_MGR_STOPPING, the handle stays open
         if not self.gone:
             try:
                 self.current()

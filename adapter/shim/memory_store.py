@@ -76,6 +76,7 @@ class MemoryServer:
         self.lock = threading.RLock()
         self.queues: dict[tuple[str, str], _QueueData] = {}
         self.catalogs: dict[str, dict[str, bytes]] = {}
+        self.run_states: dict[str, str] = {}  # qmgr -> run state (`status`)
         # Unreachable: every call of every store on this server raises.
         self.down = False
 
@@ -85,6 +86,7 @@ class MemoryServer:
         with self.lock:
             self.queues.clear()
             self.catalogs.clear()
+            self.run_states.clear()
 
     def data(self, qmgr: str, queue: str) -> _QueueData:
         """The queue's keys (created empty on first use, as Redis keys appear on write)."""
@@ -576,6 +578,19 @@ class MemoryStore:
                     d.once[token] = seq
                     applied = True
         return applied
+
+    def run_state(self) -> str | None:
+        # RedisStore reads it from its client-tracking cache: no call that fault
+        # injection (fail_next) could hit.
+        with self.server.lock:
+            return self.server.run_states.get(self.qmgr)
+
+    def set_run_state(self, state: str | None) -> None:
+        with self._call():
+            if state is None:
+                self.server.run_states.pop(self.qmgr, None)
+            else:
+                self.server.run_states[self.qmgr] = state
 
     def ping(self) -> None:
         with self._call_retried():

@@ -21,6 +21,7 @@ from adapter.core.errors import fail
 from adapter.core.mdrules import feedback_error, msg_type_error, reply_to_error, report_outcome
 from adapter.core.openrules import PUT_CONTEXT, put_context_error
 from adapter.core.putrules import PutCursor, close_outcome, plan_put, put_options_error
+from adapter.core.qmgrrules import MIN_QMGR_MAX_MSG_LENGTH, msg_length_error
 from adapter.core.segmentation import segment_message
 from adapter.core.text import mqstr
 from adapter.shim import naming, records
@@ -155,15 +156,23 @@ class Putter:
 
         # One physical message up to MAXMSGL; beyond it (or beyond the segment size,
         # when the application allows it) queue-manager segmentation.
+        # The queue manager's MAXMSGL too (never under 32 KiB: no lookup below that).
         flags = plan.msg_flags
-        limit = self.qdef.max_msg_length
+        length = len(payload)
+        qmgr_max = svc.qmgr_def().max_msg_length if length > MIN_QMGR_MAX_MSG_LENGTH else length
+        limit = min(self.qdef.max_msg_length, qmgr_max)
         if flags & C.MQMF_SEGMENTATION_ALLOWED:
             limit = min(limit, self.qdef.segment_size)
-        pieces = segment_message(flags, plan.offset, len(payload), limit)
+        pieces = segment_message(flags, plan.offset, length, limit)
         if pieces is None:
-            raise fail(C.MQRC_MSG_TOO_BIG_FOR_Q)
+            raise fail(
+                msg_length_error(length, self.qdef.max_msg_length, qmgr_max)
+                or C.MQRC_MSG_TOO_BIG_FOR_Q  # segments under the 16-byte minimum
+            )
         if self._depth_estimate(len(pieces)) + len(pieces) > self.qdef.max_depth:
             raise fail(C.MQRC_Q_FULL)
+        if in_uow:  # one uncommitted message, however many segments (MAXUMSGS)
+            svc.txn.check_room(svc.qmgr_def().max_uncommitted_msgs)
 
         msg_id = req.msg_id
         if opts & C.MQPMO_NEW_MSG_ID or msg_id == C.MQMI_NONE:

@@ -20,7 +20,9 @@ from adapter.shim.clock import Clock
 from adapter.shim.dynamic import DynamicQueues
 from adapter.shim.log import Log
 from adapter.shim.pump import Pump
+from adapter.shim.qmgrdef import QMgrDef
 from adapter.shim.reconcile import reconcile
+from adapter.shim.runstate import RunStateView
 from adapter.shim.store import StateStore
 from adapter.shim.uow import UnitsOfWork
 
@@ -38,6 +40,7 @@ class Services:
         pump: Pump,
         txn: UnitsOfWork,
         catalog: Catalog,
+        run: RunStateView,
     ) -> None:
         self.qmgr = qmgr
         self.conn_id = conn_id
@@ -47,6 +50,7 @@ class Services:
         self.pump = pump
         self.txn = txn
         self.catalog = catalog
+        self.run = run  # the queue manager's run state (endmqm): checked on every call
         # MsgId: 'MQK ' + 12 bytes unique to this connection + 8-byte counter (MQ's own
         # ids are likewise a fixed prefix plus a counter).
         self._id_prefix = b"MQK " + uuid.uuid4().bytes[:12]
@@ -63,6 +67,16 @@ class Services:
         # Deleted while this connection's unit of work touched them: their topics and
         # state go when it ends (MQ's logical deletion).
         self.deleted_after_uow: list[QueueDef] = []
+
+    def qmgr_def(self) -> QMgrDef:
+        """The queue manager's attributes (MAXHANDS, MAXUMSGS, MAXMSGL), at no round
+        trip while unchanged (Catalog.qmgr_def)."""
+        return self.catalog.qmgr_def()
+
+    def open_handles(self) -> int:
+        """This connection's open handles, for MAXHANDS (a handle whose queue was
+        deleted stays open until its MQCLOSE)."""
+        return sum(1 for handle in list(self.handles.values()) if not handle.closed)
 
     def new_msg_id(self) -> bytes:
         return self._id_prefix + next(self._id_counter).to_bytes(8, "big")

@@ -251,6 +251,16 @@ class StateStore(Protocol):
         Atomic per queue; True if applied to any."""
         ...
 
+    def run_state(self) -> str | None:
+        """The queue manager's run state as endmqm / strmqm left it (None: running;
+        adapter/core/qmgrrules.RunState names the values). Read on every MQI call, so
+        it costs no round trip while it is unchanged (RedisStore: client tracking)."""
+        ...
+
+    def set_run_state(self, state: str | None) -> None:
+        """endmqm (a state) / strmqm (None): every connection's next call sees it."""
+        ...
+
     def ping(self) -> None:
         """Raise ConnectionError if the server cannot be reached (after retries)."""
         ...
