@@ -1,7 +1,10 @@
 """MQPUT on a queue handle: Table 1 through the rules core, segmentation, MAXDEPTH,
-context, and the records sent to the priority topic (or into the unit of work)."""
+context, and the records sent to the priority topic (or into the unit of work), with a
+COA report when the message asks for one (adapter/core/reports.py)."""
 
 from __future__ import annotations
+
+from mqk_avro import codec
 
 from adapter import config
 from adapter.core import cmqc as C
@@ -11,6 +14,7 @@ from adapter.core.errors import fail
 from adapter.core.mdrules import feedback_error, msg_type_error, reply_to_error, report_outcome
 from adapter.core.openrules import PUT_CONTEXT, put_context_error
 from adapter.core.putrules import PutCursor, close_outcome, plan_put, put_options_error
+from adapter.core.reports import Kind, wants_coa
 from adapter.core.segmentation import segment_message
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
@@ -197,6 +201,8 @@ class Putter:
             svc.pump.send_sync(self.name, out)
         else:
             svc.pump.send_async(self.name, out)
+        if req.report & C.MQRO_COA and wants_coa(req.report, fields["Format"]):
+            self._confirm_arrival(out, in_uow)
         self.cursor = plan.cursor
         if warning is not None:
             # pymqi raises before it unpacks the MD: a warned put leaves the MD as given.
@@ -217,6 +223,14 @@ class Putter:
                 "PutTime": put_time,
             }
         )
+
+    def _confirm_arrival(self, out: list[records.Record], in_uow: bool) -> None:
+        """MQRO_COA: a report for each physical message now on the queue, read back from
+        its own record so it reports exactly what was stored; in the put's unit of work
+        when it has one (the report then appears only if the put commits)."""
+        svc = self.svc
+        for _topic, _key, value in out:
+            svc.send(svc.reports.report(codec.decode(value), Kind.COA), in_uow)
 
     def close(self) -> tuple[int, int]:
         """MQCLOSE's Table 2 outcome for an unterminated group or logical message."""
