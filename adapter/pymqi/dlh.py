@@ -6,12 +6,13 @@ adapter/core/dlh.py): ``DLH().get_header(message)`` reads the header at the fron
 message got from the dead-letter queue (the rest, ``message[CMQC.MQDLH_LENGTH_1:]``, is
 the original data, in the header's Format), ``unpack``/``pack`` as every structure,
 ``to_string()`` turns the character fields into ``str`` in place (ibmmq's behaviour;
-``pack`` encodes them again).
+``pack`` blank-pads them again).
 """
 
 from __future__ import annotations
 
 from adapter.core import cmqc as C
+from adapter.core.text import mqchar
 from adapter.pymqi.structs import MQLONG_TYPE, MQOpts
 
 _L = MQLONG_TYPE
@@ -34,7 +35,9 @@ class DLH(MQOpts):
         ("PutDate", b"", "8s"),
         ("PutTime", b"", "8s"),
     )
-    _TEXT = ("_StrucId", "DestQName", "DestQMgrName", "Format", "PutApplName", "PutDate", "PutTime")
+    # The MQCHAR fields and their lengths (to_string strips them, pack blank-pads them).
+    _TEXT = {"_StrucId": 4, "DestQName": 48, "DestQMgrName": 48, "Format": 8,
+             "PutApplName": 28, "PutDate": 8, "PutTime": 8}  # fmt: skip
 
     def get_header(self, buf: bytes) -> DLH:
         """Fill the header from the front of a whole message; returns self."""
@@ -53,7 +56,9 @@ class DLH(MQOpts):
         return self
 
     def pack(self) -> bytes:
-        for name in self._TEXT:
-            if isinstance(self.__dict__[name], str):
-                self[name] = self.__dict__[name]  # back to bytes (after to_string)
-        return super().pack()
+        values = dict(self.__dict__)
+        for name, size in self._TEXT.items():
+            if isinstance(values[name], str):  # after to_string: blank-padded again
+                values[name] = mqchar(values[name], size)
+        layout = self._layout
+        return layout.struct.pack(*layout.values(values))
