@@ -1,6 +1,7 @@
 """MQGET on a queue handle: the rules core selects, the state store claims, the
 envelope becomes the returned MQMD. Browse cursors, locks, truncation, expiry discard
-with reports, syncpoint gets held by the unit of work, and the BOTHRESH requeue."""
+with reports, COD reports, syncpoint gets held by the unit of work, and the BOTHRESH
+requeue (to BOQNAME, else the dead-letter queue)."""
 
 from __future__ import annotations
 
