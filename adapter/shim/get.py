@@ -15,7 +15,7 @@ from adapter.core import propctl, propwire, rfh2
 from adapter.core.calls import GetRequest, GetResult
 from adapter.core.errors import MQMIError, fail, warning
 from adapter.core.model import Item
-from adapter.core.reports import Kind, wants_cod
+from adapter.core.reports import Kind, wants_coa, wants_cod
 from adapter.core.selector import Selector
 from adapter.shim.catalog import QueueDef
 from adapter.shim.context import SAVED_FIELDS, pad_mqchar, put_date_time
@@ -374,6 +374,8 @@ class Getter:
         requeued = bool(boq) and boq != self.name and svc.dead_letters.refusal(boq, env) is None
         if requeued:
             svc.send(svc.dead_letters.to_queue(boq, env), in_uow=True)
+            if wants_coa(env["Report"], env["Format"]):  # JMS MQPUTs it there: it arrives
+                svc.send(svc.reports.report(env, Kind.COA), in_uow=True)
         elif env["Report"] & C.MQRO_DISCARD_MSG:
             svc.dead_letters.counts.discarded += 1
             log.info("%s: a message backed out %d times was discarded (MQRO_DISCARD_MSG)",

@@ -281,3 +281,24 @@ def test_pan_nan_are_the_applications_and_pass_through_unchanged(qmgr) -> None:
     put(reply, b"", MsgType=C.MQMT_REPORT, Feedback=C.MQFB_PAN, CorrelId=md.MsgId)
     _, pan = one_report(qmgr, "REPLY.PAN")
     assert (pan.MsgType, pan.Feedback, pan.CorrelId) == (C.MQMT_REPORT, C.MQFB_PAN, md.MsgId)
+
+
+def test_a_poison_message_requeued_to_boqname_arrives_there_with_a_coa(qmgr) -> None:
+    qmgr.define_queue("Q.BOQ.COA")
+    qmgr.define_queue("REPLY.BOQ")
+    qmgr.define_queue("Q.POISON.BOQ", backout_threshold=1, backout_requeue_q="Q.BOQ.COA")
+    q = pymqi.Queue(qmgr, "Q.POISON.BOQ", ALL)
+    md = put(q, b"poison", Report=C.MQRO_COA | C.MQRO_EXCEPTION, ReplyToQ=b"REPLY.BOQ")
+    assert get(q, C.MQGMO_SYNCPOINT) == b"poison"
+    qmgr.backout()
+    with pytest.raises(pymqi.MQMIError):
+        get(q, C.MQGMO_SYNCPOINT, wait_ms=300)
+    qmgr.commit()
+    boq = pymqi.Queue(qmgr, "Q.BOQ.COA", C.MQOO_INPUT_SHARED)
+    data, moved = take(boq, 1)[0]
+    assert (data, moved.Format, moved.BackoutCount) == (b"poison", C.MQFMT_NONE, 1)  # as it was
+    reports = take(pymqi.Queue(qmgr, "REPLY.BOQ", C.MQOO_INPUT_SHARED), 2)
+    # One COA when it arrived on Q.POISON.BOQ, one on Q.BOQ.COA; no exception report: it
+    # was delivered to the requeue queue.
+    assert [r.Feedback for _, r in reports] == [C.MQFB_COA, C.MQFB_COA]
+    assert all(r.CorrelId == md.MsgId for _, r in reports)
