@@ -22,6 +22,7 @@ from adapter.core.openrules import put1_open_options
 from adapter.core.putrules import put_options_error
 from adapter.core.structrules import structure_error
 from adapter.pymqi import CMQC
+from adapter.pymqi.dlh import DLH
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
 from adapter.pymqi.failures import internal_failures, mqi
 from adapter.pymqi.inquire import queue_attribute
@@ -52,6 +53,7 @@ __all__ = [
     "CMQC",
     "CNO",
     "CSP",
+    "DLH",
     "GMO",
     "MD",
     "OD",

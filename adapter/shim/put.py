@@ -1,7 +1,7 @@
 """MQPUT on a queue handle: Table 1 through the rules core, segmentation, MAXDEPTH,
 context, an application's MQRFH2 (its property folders read as properties,
 adapter/core/putprops.py), and the records sent to the priority topic (or into the unit
-of work).
+of work), with a COA report when the message asks for one (adapter/core/reports.py).
 
 A blank ReplyToQMgr is stored as the name of this queue manager ("If you leave the
 ReplyToQMgr field blank ... set to the name of the queue manager to which your
@@ -11,6 +11,8 @@ with or without a ReplyToQ; the field is an input field of MQPUT, so the caller'
 keeps its blank."""
 
 from __future__ import annotations
+
+from mqk_avro import codec
 
 from adapter import config
 from adapter.core import cmqc as C
@@ -22,6 +24,7 @@ from adapter.core.mdrules import feedback_error, msg_type_error, reply_to_error,
 from adapter.core.openrules import PUT_CONTEXT, put_context_error
 from adapter.core.putrules import PutCursor, close_outcome, plan_put, put_options_error
 from adapter.core.qmgrrules import MIN_QMGR_MAX_MSG_LENGTH, msg_length_error
+from adapter.core.reports import Kind, wants_coa
 from adapter.core.segmentation import segment_message
 from adapter.core.text import mqstr
 from adapter.shim import naming, records
@@ -225,6 +228,8 @@ class Putter:
             svc.pump.send_sync(self.name, out)
         else:
             svc.pump.send_async(self.name, out)
+        if req.report & C.MQRO_COA and wants_coa(req.report, fields["Format"]):
+            self._confirm_arrival(out, in_uow)
         self.cursor = plan.cursor
         if warning is not None:
             # pymqi raises before it unpacks the MD: a warned put leaves the MD as given.
@@ -260,6 +265,14 @@ class Putter:
         )
         props = propwire.pack(got.properties)
         return got.data, mqstr(got.format), got.encoding, got.ccsid, props
+
+    def _confirm_arrival(self, out: list[records.Record], in_uow: bool) -> None:
+        """MQRO_COA: a report for each physical message now on the queue, read back from
+        its own record so it reports exactly what was stored; in the put's unit of work
+        when it has one (the report then appears only if the put commits)."""
+        svc = self.svc
+        for _topic, _key, value in out:
+            svc.send(svc.reports.report(codec.decode(value), Kind.COA), in_uow)
 
     def close(self) -> tuple[int, int]:
         """MQCLOSE's Table 2 outcome for an unterminated group or logical message."""

@@ -1,7 +1,7 @@
 """The one builder of message records: (put plan, pieces, MQMD fields, context) ->
-Kafka records. MQPUT sends them, the expiry reports send them (or hand them to the Spark
-job's transaction), the BOTHRESH requeue and the read-ahead give-back re-send an
-envelope as it was. Pure; the envelope format itself belongs to mqk_avro.codec.
+Kafka records. MQPUT sends them; report messages, the dead-letter queue, the BOTHRESH
+requeue and the read-ahead give-back write one whole envelope (`resend`). Pure; the
+envelope format itself belongs to mqk_avro.codec.
 """
 
 from __future__ import annotations
