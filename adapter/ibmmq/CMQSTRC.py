@@ -63,7 +63,7 @@ def _family(name: str) -> str | None:
     if name in _MOVED:
         return _MOVED[name]
     for sub in _SUBFAMILIES:
-        if name.startswith(sub + "_"):
+        if name == sub or name.startswith(sub + "_"):
             return sub
     head, sep, _rest = name.partition("_")
     if not sep or head == "MQ":  # MQ_*_LENGTH and the like: lengths, not values
