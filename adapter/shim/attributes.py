@@ -59,15 +59,9 @@ def _answer(kind: int, selectors: Iterable[int], value: Callable[[int], Any]) ->
     return Inquired(values, plan.warning)
 
 
-def _queue_value(handle: QueueHandle, q: QueueDef, s: int) -> int | bytes:
-    """One attribute of the queue `handle` has open, as defined now (`q`)."""
-    if s == C.MQIA_CURRENT_Q_DEPTH:
-        handle.svc.pump.barrier()  # this connection's puts counted (read-your-writes)
-        return handle.state.depth()
-    if s in (C.MQIA_OPEN_INPUT_COUNT, C.MQIA_OPEN_OUTPUT_COUNT):
-        counts = handle.state.open_counts()
-        return counts["input" if s == C.MQIA_OPEN_INPUT_COUNT else "output"]
-    fixed: dict[int, Any] = {
+def _definition_values(q: QueueDef) -> dict[int, Any]:
+    """The queue attributes its definition holds, by selector (text unpadded)."""
+    return {
         C.MQIA_BACKOUT_THRESHOLD: q.backout_threshold,
         C.MQIA_DEF_INPUT_OPEN_OPTION: C.MQOO_INPUT_EXCLUSIVE
         if q.def_input_exclusive
@@ -100,8 +94,18 @@ def _queue_value(handle: QueueHandle, q: QueueDef, s: int) -> int | bytes:
         C.MQCA_PROCESS_NAME: q.process_name,
         C.MQCA_TRIGGER_DATA: q.trigger_data,
     }
-    value = fixed[s]
-    return _char(value, s) if isinstance(value, str) else value
+
+
+def _state_value(handle: QueueHandle, s: int) -> int:
+    """CurrentQDepth and the open counts: the queue's state, not its definition."""
+    if s == C.MQIA_CURRENT_Q_DEPTH:
+        handle.svc.pump.barrier()  # this connection's puts counted (read-your-writes)
+        return handle.state.depth()
+    counts = handle.state.open_counts()
+    return counts["input" if s == C.MQIA_OPEN_INPUT_COUNT else "output"]
+
+
+_FROM_STATE = frozenset({C.MQIA_CURRENT_Q_DEPTH, C.MQIA_OPEN_INPUT_COUNT, C.MQIA_OPEN_OUTPUT_COUNT})
 
 
 def inquire_queue(handle: QueueHandle, selectors: Iterable[int]) -> Inquired:
@@ -112,7 +116,15 @@ def inquire_queue(handle: QueueHandle, selectors: Iterable[int]) -> Inquired:
         raise fail(C.MQRC_NOT_OPEN_FOR_INQUIRE)
     selectors = list(selectors)
     q = handle.current()
-    return _answer(rules.object_kind(q.queue_type), selectors, lambda s: _queue_value(handle, q, s))
+    defined = _definition_values(q)
+
+    def value(s: int) -> int | bytes:
+        if s in _FROM_STATE:
+            return _state_value(handle, s)
+        v = defined[s]
+        return _char(v, s) if isinstance(v, str) else v
+
+    return _answer(rules.object_kind(q.queue_type), selectors, value)
 
 
 def inquire_qmgr(qmgr: str, qm: QMgrDef, selectors: Iterable[int]) -> Inquired:

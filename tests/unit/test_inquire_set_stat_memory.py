@@ -7,6 +7,7 @@ import pytest
 
 import adapter.ibmmq as ibmmq
 import adapter.pymqi as pymqi
+from adapter.core import attributes as A
 from adapter.shim.memory_log import MemoryLog
 from adapter.shim.memory_store import MemoryStore
 
@@ -230,3 +231,19 @@ def test_ibmmq_names_strings_versions_and_errors(mq) -> None:
     assert err.value.reason == C.MQRC_TRUNCATED_MSG_ACCEPTED
     assert (err.value.get("message"), err.value.get("original_length")) == (b"a long", 16)
     assert q.get_name() == "Q.TRUNC" and q.get_queue_manager() is mq
+
+
+def test_every_selector_of_the_table_is_answered_for_its_object(qmgr) -> None:
+    qmgr.define_queue("Q.ALL")
+    local = [s for s, a in A.ATTRIBUTES.items() if A.LOCAL in a.objects]
+    got = pymqi.Queue(qmgr, "Q.ALL", C.MQOO_INQUIRE).inquire(local)
+    assert list(got) == local
+    for s, value in got.items():
+        attr = A.ATTRIBUTES[s]
+        assert (
+            isinstance(value, bytes) and len(value) == attr.length
+            if attr.is_char
+            else (isinstance(value, int))
+        ), attr.name
+    on_qmgr = [s for s, a in A.ATTRIBUTES.items() if A.QMGR in a.objects]
+    assert list(qmgr.inquire(on_qmgr)) == on_qmgr
