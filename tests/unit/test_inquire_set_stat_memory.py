@@ -4,6 +4,8 @@ adapter.ibmmq) on the in-memory backends, and the rest of the ibmmq face's shape
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import adapter.ibmmq as ibmmq
 import adapter.pymqi as pymqi
@@ -247,3 +249,61 @@ def test_every_selector_of_the_table_is_answered_for_its_object(qmgr) -> None:
         ), attr.name
     on_qmgr = [s for s, a in A.ATTRIBUTES.items() if A.QMGR in a.objects]
     assert list(qmgr.inquire(on_qmgr)) == on_qmgr
+
+
+# Every example runs on the test's one queue manager (the fixture is not reset between them).
+_SAME_QUEUE_MANAGER = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@_SAME_QUEUE_MANAGER
+@given(selectors=st.lists(st.sampled_from(sorted(A.ATTRIBUTES)), max_size=12))
+def test_mqinq_of_any_selector_list_on_a_local_queue(qmgr, selectors) -> None:
+    if qmgr.get_handle().lookup_queue("Q.HYPO") is None:
+        qmgr.define_queue("Q.HYPO")
+    q = pymqi.Queue(qmgr, "Q.HYPO", C.MQOO_INQUIRE)
+    queue_selectors = [s for s in selectors if A.ATTRIBUTES[s].objects & A.QUEUE_KINDS]
+    elsewhere = [s for s in queue_selectors if A.LOCAL not in A.ATTRIBUTES[s].objects]
+    try:
+        got = q.inquire(selectors)
+    except pymqi.MQMIError as err:
+        if len(queue_selectors) < len(selectors):  # a queue manager attribute: 2067
+            assert (err.comp, err.reason) == (C.MQCC_FAILED, C.MQRC_SELECTOR_ERROR)
+        else:  # an alias or remote queue's attribute: 2068, the others answered
+            assert elsewhere and err.reason == C.MQRC_SELECTOR_NOT_FOR_TYPE
+            assert list(err.values) == list(dict.fromkeys(selectors))
+            assert all(err.values[s] == A.not_applicable(s) for s in elsewhere)
+    else:
+        assert not elsewhere and len(queue_selectors) == len(selectors)
+        assert list(got) == list(dict.fromkeys(selectors))
+    finally:
+        q.close()
+
+
+SETTABLE = {
+    C.MQIA_INHIBIT_GET: st.sampled_from([0, 1]),
+    C.MQIA_INHIBIT_PUT: st.sampled_from([0, 1]),
+    C.MQIA_TRIGGER_CONTROL: st.sampled_from([C.MQTC_OFF, C.MQTC_ON]),
+    C.MQIA_TRIGGER_TYPE: st.sampled_from([0, 1, 2, 3]),
+    C.MQIA_TRIGGER_DEPTH: st.integers(1, 999_999_999),
+    C.MQIA_TRIGGER_MSG_PRIORITY: st.integers(0, 9),
+    C.MQIA_DIST_LISTS: st.sampled_from([C.MQDL_SUPPORTED, C.MQDL_NOT_SUPPORTED]),
+    C.MQCA_TRIGGER_DATA: st.text("ABCxyz 0123.", max_size=64).map(str.rstrip),
+}
+
+
+@_SAME_QUEUE_MANAGER
+@given(values=st.fixed_dictionaries({}, optional=SETTABLE))
+def test_mqset_then_mqinq_gives_back_what_was_set(qmgr, values) -> None:
+    if qmgr.get_handle().lookup_queue("Q.HYPOSET") is None:
+        qmgr.define_queue("Q.HYPOSET")
+    q = pymqi.Queue(qmgr, "Q.HYPOSET", INQ_SET)
+    q.set(values)
+    got = q.inquire(list(values))
+    for selector, value in values.items():
+        if A.ATTRIBUTES[selector].is_char:
+            assert got[selector] == value.encode().ljust(A.ATTRIBUTES[selector].length)
+        else:
+            assert got[selector] == value
+    q.close()
