@@ -25,7 +25,7 @@ from adapter.shim import naming
 from adapter.shim.log import Log, Producer, TopicSpec, produce, read_range
 from adapter.shim.qmgrdef import ALTERABLE as QMGR_ALTERABLE
 from adapter.shim.qmgrdef import QMGR_KEY, QMgrDef, is_queue_key
-from adapter.shim.store import DELETED, StateStore
+from adapter.shim.store import DELETED, UOW_LOCK_OWNER, StateStore
 
 # Kafka's default record limit is ~1 MB; a segment plus its envelope must fit under it.
 DEFAULT_SEGMENT_SIZE = 900 * 1024
@@ -282,7 +282,7 @@ class Catalog:
         if not force and not st.begin_delete(owner, config.DELETE_LEASE_MS):
             raise fail(C.MQRC_OBJECT_IN_USE)
         try:
-            if not purge and st.depth() > 0:
+            if (not purge and st.depth() > 0) or (not qdef.is_model and self.has_uncommitted(qdef)):
                 raise fail(C.MQRC_Q_NOT_EMPTY)
             self._write(name, None)
         except BaseException:
@@ -293,6 +293,23 @@ class Catalog:
         # topic that is gone.
         self.drop_storage(qdef)
         self._forget_cached(name)
+
+    def has_uncommitted(self, qdef: QueueDef) -> bool:
+        """Whether any connection of any process has uncommitted puts or gets on the
+        queue: a Kafka transaction still open on one of its topics (the last stable
+        offset short of the high watermark) or a message locked under a running lease.
+        MQ refuses to delete such a queue, PURGE or not (2055 MQRC_Q_NOT_EMPTY:
+        https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041250_.html)."""
+        if self.store.queue(qdef.name).live_locks(UOW_LOCK_OWNER) > 0:
+            return True
+        parts = [
+            (naming.data_topic(self.qmgr, qdef.name, p), part)
+            for p in naming.PRIORITIES
+            for part in range(qdef.partitions)
+        ]
+        stable = self.log.end_offsets(parts)
+        high = self.log.end_offsets(parts, committed=False)
+        return any(stable[tp] < high[tp] for tp in parts)
 
     def forget(self, name: str) -> None:
         """The definition goes (tombstone, cache, mark DELETED) but not yet the messages

@@ -180,14 +180,14 @@ class QueueHandle:
 
     def _check_deletable(self, options: int) -> None:
         """MQCO_DELETE of a permanent dynamic queue needs it empty; either delete option
-        needs no uncommitted put or get on it (MQRC_Q_NOT_EMPTY). Uncommitted work is
-        seen for this connection's unit of work; other connections' is not."""
+        needs no uncommitted put or get on it, by any connection (MQRC_Q_NOT_EMPTY)."""
         if self.svc.txn.touches(self.name):
             raise fail(C.MQRC_Q_NOT_EMPTY)
-        if options & C.MQCO_DELETE:
-            self.svc.pump.barrier()  # this connection's puts counted in the depth
-            if self.state.depth() > 0:
-                raise fail(C.MQRC_Q_NOT_EMPTY)
+        self.svc.pump.barrier()  # this connection's puts on Kafka and counted in the depth
+        if options & C.MQCO_DELETE and self.state.depth() > 0:
+            raise fail(C.MQRC_Q_NOT_EMPTY)
+        if self.svc.catalog.has_uncommitted(self.qdef):
+            raise fail(C.MQRC_Q_NOT_EMPTY)
 
     def _delete_queue(self) -> None:
         # A temporary queue closed inside a unit of work that touched it: the name goes

@@ -316,6 +316,15 @@ class MemoryQueueState:
             now = self._now_ms()
             return [Candidate(*c) for c, (_, until) in d.lock.items() if until <= now]
 
+    def live_locks(self, owner_prefix: str = "") -> int:
+        with self._store._call():
+            now = self._now_ms()
+            return sum(
+                1
+                for owner, until in self._d().lock.values()
+                if until > now and owner.startswith(owner_prefix)
+            )
+
     # -- watermarks and counters -----------------------------------------------------
     def advance(self, lane_name: str, low: int) -> None:
         with self._store._call():

@@ -569,6 +569,11 @@ class RedisQueueState:
                 out.append(Candidate.decode(c.decode()))
         return out
 
+    def live_locks(self, owner_prefix: str = "") -> int:
+        now, prefix = self._now_ms(), owner_prefix.encode()
+        held = (raw.rsplit(b"|", 1) for raw in self.r.hvals(self.prefix + "lock"))
+        return sum(1 for owner, until in held if int(until) > now and owner.startswith(prefix))
+
     def advance(self, lane_name: str, low: int) -> None:
         self._advance(keys=self._keys, args=[lane_name, low])
 

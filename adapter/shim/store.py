@@ -92,6 +92,10 @@ class QueueDeletedError(RuntimeError):
 # it that their queue is gone (MQRC_Q_DELETED), opens racing the delete are refused.
 DELETED = "deleted"
 
+# Lock owners that are units of work (uow.py names them so): their locks are uncommitted
+# gets, where a handle's own locks (browse locks) are not.
+UOW_LOCK_OWNER = "uow."
+
 
 class QueueState(Protocol):
     """One queue's state. Every method is one atomic transition or read."""
@@ -138,6 +142,12 @@ class QueueState(Protocol):
         ...
 
     def stale_locks(self) -> list[Candidate]: ...
+
+    def live_locks(self, owner_prefix: str = "") -> int:
+        """How many messages are locked by a lease still running, by owners whose id
+        starts with `owner_prefix` (UOW_LOCK_OWNER: got under syncpoint and not yet
+        committed or backed out)."""
+        ...
 
     def advance(self, lane_name: str, low: int) -> None:
         """Raise a lane's low watermark (never past a locked offset)."""

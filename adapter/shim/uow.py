@@ -41,7 +41,7 @@ from adapter.shim import acklog
 from adapter.shim.clock import Clock
 from adapter.shim.log import Log, TransactionalProducer, produce
 from adapter.shim.pump import Pump
-from adapter.shim.store import NoEpochError, StateStore
+from adapter.shim.store import UOW_LOCK_OWNER, NoEpochError, StateStore
 
 log = logging.getLogger("mqk.shim.uow")
 
@@ -150,7 +150,8 @@ class UnitsOfWork:
                 self._drop_producer()
                 raise fail(C.MQRC_CONNECTION_BROKEN) from exc
             self.current = UnitOfWork(
-                owner=f"uow.{self.conn_id}.{next(self._n)}", renewed_at=self.clock.monotonic()
+                owner=f"{UOW_LOCK_OWNER}{self.conn_id}.{next(self._n)}",
+                renewed_at=self.clock.monotonic(),
             )
         if self.current.doomed:
             raise fail(C.MQRC_BACKED_OUT)

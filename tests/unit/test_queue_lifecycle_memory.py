@@ -247,3 +247,46 @@ def test_mqk_alter_and_delete_speak_mqsc(qmgr, other, qmgr_name, capsys) -> None
     assert cli.main(["delete", qmgr_name, "Q.CLI", "--purge"]) == 0
     with pytest.raises(SystemExit):
         cli.main(["alter", qmgr_name, "Q.CLI", "--get", "maybe"])
+
+
+@pytest.mark.parametrize("purge", [False, True])
+def test_delete_is_refused_while_another_connection_has_uncommitted_puts(
+    qmgr, other, purge: bool
+) -> None:
+    """Rule 40: a queue with uncommitted messages is not deleted, PURGE or not (2055),
+    though the putter closed its handle: its unit of work is still open."""
+    qmgr.define_queue("Q.UNCOMMITTED")
+    q = pymqi.Queue(other, "Q.UNCOMMITTED", C.MQOO_OUTPUT)
+    put(q, b"pending", C.MQPMO_SYNCPOINT)
+    q.close()
+    fails(lambda: qmgr.delete_queue("Q.UNCOMMITTED", purge=purge), C.MQRC_Q_NOT_EMPTY)
+    other.backout()
+    qmgr.delete_queue("Q.UNCOMMITTED", purge=purge)  # nothing uncommitted, nothing on it
+
+
+def test_delete_is_refused_while_another_connection_has_uncommitted_gets(qmgr, other) -> None:
+    qmgr.define_queue("Q.UNCOMMITTED.GET")
+    q = pymqi.Queue(qmgr, "Q.UNCOMMITTED.GET", C.MQOO_OUTPUT)
+    put(q, b"taken")
+    q.close()
+    g = pymqi.Queue(other, "Q.UNCOMMITTED.GET", C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)
+    assert get(g, C.MQGMO_SYNCPOINT) == b"taken"
+    g.close()  # the get's unit of work outlives the handle
+    fails(lambda: qmgr.delete_queue("Q.UNCOMMITTED.GET", purge=True), C.MQRC_Q_NOT_EMPTY)
+    other.commit()
+    qmgr.delete_queue("Q.UNCOMMITTED.GET")
+
+
+def test_a_browse_lock_is_not_uncommitted_work(qmgr, other) -> None:
+    qmgr.define_queue("Q.BROWSE.LOCK")
+    q = pymqi.Queue(qmgr, "Q.BROWSE.LOCK", C.MQOO_OUTPUT)
+    put(q, b"browsed")
+    q.close()
+    b = pymqi.Queue(other, "Q.BROWSE.LOCK", C.MQOO_BROWSE)
+    gmo = pymqi.GMO(Options=C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK | C.MQGMO_NO_WAIT)
+    assert b.get(None, pymqi.MD(), gmo) == b"browsed"
+    assert not qmgr.get_handle().catalog.has_uncommitted(
+        qmgr.get_handle().lookup_queue("Q.BROWSE.LOCK")
+    )
+    b.close()
+    qmgr.delete_queue("Q.BROWSE.LOCK", purge=True)
