@@ -16,6 +16,7 @@ MQSP_AVAILABLE, MQIA_DIST_LISTS MQDL_NOT_SUPPORTED (no distribution lists here).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,8 @@ from adapter.core.errors import fail
 from adapter.shim.catalog import QueueDef
 from adapter.shim.handle import QueueHandle
 from adapter.shim.qmgrdef import QMgrDef
+
+log = logging.getLogger("mqk.shim.attributes")
 
 VERSION = b"09040000"
 COMMAND_LEVEL = C.MQCMDL_LEVEL_940
@@ -121,6 +124,9 @@ def inquire_queue(handle: QueueHandle, selectors: Iterable[int]) -> Inquired:
     def value(s: int) -> int | bytes:
         if s in _FROM_STATE:
             return _state_value(handle, s)
+        if s not in defined:  # in the table for this queue type, but no value kept yet
+            log.warning("MQINQ: no value of %s for %s", rules.ATTRIBUTES[s].name, q.name)
+            raise fail(C.MQRC_SELECTOR_ERROR)
         v = defined[s]
         return _char(v, s) if isinstance(v, str) else v
 

@@ -3,6 +3,8 @@ adapter.ibmmq) on the in-memory backends, and the rest of the ibmmq face's shape
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -307,3 +309,23 @@ def test_mqset_then_mqinq_gives_back_what_was_set(qmgr, values) -> None:
         else:
             assert got[selector] == value
     q.close()
+
+
+def test_a_handle_of_another_queue_type_answers_by_that_types_rules(qmgr, monkeypatch) -> None:
+    """The seam alias queues plug into: the handle's definition says its type, the table
+    says which selectors apply; a selector of the type with no value kept yet is 2067."""
+    qmgr.define_queue("Q.AS.ALIAS", description="alias")
+    q = pymqi.Queue(qmgr, "Q.AS.ALIAS", INQ_SET)
+    handle = q.get_handle()
+    alias = dataclasses.replace(handle.current(), queue_type=C.MQQT_ALIAS)
+    monkeypatch.setattr(handle, "current", lambda: alias)
+    with pytest.raises(pymqi.MQMIError) as err:
+        q.inquire([C.MQIA_CURRENT_Q_DEPTH, C.MQCA_Q_DESC, C.MQIA_INHIBIT_GET])
+    assert err.value.reason == C.MQRC_SELECTOR_NOT_FOR_TYPE
+    assert err.value.values == {
+        C.MQIA_CURRENT_Q_DEPTH: C.MQIAV_NOT_APPLICABLE,
+        C.MQCA_Q_DESC: b"alias".ljust(64),
+        C.MQIA_INHIBIT_GET: C.MQQA_GET_ALLOWED,
+    }
+    assert _reason(lambda: q.inquire(C.MQCA_BASE_Q_NAME))[1] == C.MQRC_SELECTOR_ERROR
+    assert _reason(lambda: q.set(C.MQIA_TRIGGER_CONTROL, 1))[1] == C.MQRC_SELECTOR_ERROR
