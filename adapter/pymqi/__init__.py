@@ -21,11 +21,11 @@ from adapter.core.model import id24
 from adapter.core.openrules import put1_open_options
 from adapter.core.putrules import put_options_error
 from adapter.core.structrules import structure_error
-from adapter.pymqi import CMQC
+from adapter.pymqi import CMQC, CMQCFC, CMQXC
+from adapter.pymqi import inquire as _inq
 from adapter.pymqi.dlh import DLH
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
 from adapter.pymqi.failures import internal_failures, mqi
-from adapter.pymqi.inquire import queue_attribute
 from adapter.pymqi.msghandle import MessageHandle, MessageHandles
 from adapter.pymqi.rfh2 import RFH2, get_rfh2, put_rfh2
 from adapter.pymqi.structs import (
@@ -45,15 +45,30 @@ from adapter.pymqi.structs import (
     od,
     pmo,
 )
+from adapter.pymqi.structs_ext import BNO, CBC, CBD, CD, CTLO, SCO, STS, bno, cd, sco, sts
+from adapter.shim import attributes as _attributes
 from adapter.shim.catalog import QueueDef, check_alias_attributes
 from adapter.shim.connection import Connection
 from adapter.shim.qmgrdef import QMgrDef
 
 __all__ = [
+    "BNO",
+    "CBC",
+    "CBD",
+    "CD",
     "CMQC",
+    "CMQCFC",
+    "CMQXC",
     "CNO",
     "CSP",
     "DLH",
+    "CTLO",
+    "SCO",
+    "STS",
+    "bno",
+    "cd",
+    "sco",
+    "sts",
     "GMO",
     "MD",
     "OD",
@@ -283,9 +298,23 @@ class QueueManager:
     connectWithOptions = connect_with_options
 
     def connect_tcp_client(
-        self, name, cd=None, channel=None, conn_name=None, user=None, password=None
+        self,
+        name,
+        cd=None,
+        channel=None,
+        conn_name=None,
+        user=None,
+        password=None,
+        cno=None,
+        csp=None,
+        sco=None,
+        bno=None,
     ) -> None:
-        self.connect(name)
+        """A client connection (ibmmq adds `cno`, `csp`, `sco`, `bno`): there is no
+        channel here, so this is MQCONNX with the structures checked as there."""
+        self.connect_with_options(
+            name, user=user, password=password, cd=cd, cno=cno, csp=csp, sco=sco, bno=bno
+        )
 
     connectTCPClient = connect_tcp_client
 
@@ -415,27 +444,33 @@ class QueueManager:
         return self.get_handle().alter_qmgr(**attributes)
 
     @_mqi
-    def inquire(self, attribute: int):
-        """MQINQ on the queue manager object: its name and attributes (MQ's values for
-        the ones that are fixed here: MaxPriority 9, syncpoint available)."""
+    def inquire(self, selectors: int | list[int]):
+        """MQINQ on the queue manager object: one selector gives its value, a list a
+        dict keyed by selector (ibmmq 2.x); character values are blank-padded bytes.
+        The fixed answers (MQCA_VERSION, MQIA_COMMAND_LEVEL, ...): shim/attributes.py."""
         conn = self.get_handle()
         conn.run.check()
-        if attribute == _C.MQCA_Q_MGR_NAME:
-            return self.get_name().encode().ljust(_C.MQ_Q_MGR_NAME_LENGTH)
-        qm = conn.qmgr_def()
-        values = {
-            _C.MQCA_DEAD_LETTER_Q_NAME: qm.dead_letter_q.encode().ljust(_C.MQ_Q_NAME_LENGTH),
-            _C.MQCA_DEF_XMIT_Q_NAME: qm.def_xmit_q.encode().ljust(_C.MQ_Q_NAME_LENGTH),
-            _C.MQCA_Q_MGR_DESC: qm.description.encode().ljust(_C.MQ_Q_MGR_DESC_LENGTH),
-            _C.MQIA_MAX_HANDLES: qm.max_handles,
-            _C.MQIA_MAX_UNCOMMITTED_MSGS: qm.max_uncommitted_msgs,
-            _C.MQIA_MAX_MSG_LENGTH: qm.max_msg_length,
-            _C.MQIA_MAX_PRIORITY: 9,
-            _C.MQIA_SYNCPOINT: _C.MQSP_AVAILABLE,
-        }
-        if attribute not in values:
-            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_SELECTOR_ERROR)
-        return values[attribute]
+        wanted, single = _inq.selector_list(selectors)
+        answer = _attributes.inquire_qmgr(conn.qmgr, conn.qmgr_def(), wanted)
+        return _inq.answer(answer, wanted, single)
+
+    inq = inquire
+
+    @_mqi
+    def stat(self, status_type: int) -> STS:
+        """MQSTAT: MQSTAT_TYPE_ASYNC_ERROR's counts of asynchronous puts since the last
+        MQSTAT and the first failure (reason, queue), in an STS; the figures reset."""
+        return _inq.status(self.get_handle(), status_type)
+
+    def cb(self, **kwargs: Any) -> None:
+        """MQCB: asynchronous consume is not available yet (MQRC_FUNCTION_NOT_SUPPORTED)."""
+        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_FUNCTION_NOT_SUPPORTED)
+
+    def ctl(self, operation: int, ctlo: CTLO) -> None:
+        """MQCTL: asynchronous consume is not available yet (MQRC_FUNCTION_NOT_SUPPORTED)."""
+        if not isinstance(ctlo, CTLO):
+            raise TypeError("ctlo must be an instance of CTLO")
+        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_FUNCTION_NOT_SUPPORTED)
 
 
 class Queue:
@@ -635,12 +670,40 @@ class Queue:
             raise MQMIError(comp, reason)
 
     @_mqi
-    def inquire(self, attribute: int):
+    def inquire(self, selectors: int | list[int]):
+        """MQINQ: one selector gives its value, a list a dict keyed by selector (ibmmq
+        2.x); opens the queue for MQOO_INQUIRE if its open was deferred."""
         handle = self._ensure_open(_C.MQOO_INQUIRE)
         _check_live(handle)
-        if not handle.options & _C.MQOO_INQUIRE:
-            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_NOT_OPEN_FOR_INQUIRE)
-        return queue_attribute(handle, attribute, self._qmgr.get_handle().queue_status)
+        wanted, single = _inq.selector_list(selectors)
+        return _inq.answer(_attributes.inquire_queue(handle, wanted), wanted, single)
+
+    inq = inquire
+
+    @_mqi
+    def set(self, *args: Any) -> None:
+        """MQSET: `set(selector, value)` or `set({selector: value, ...})`; needs the
+        queue open with MQOO_SET (opens with it if its open was deferred). Every handle
+        of every process sees the new values on its next call."""
+        values = _inq.set_values(args, self._qmgr.bytes_encoding)
+        handle = self._ensure_open(_C.MQOO_SET)
+        _check_live(handle)
+        _attributes.set_queue(handle, values)
+
+    def get_name(self) -> str:
+        """The queue's name (for a model queue: the dynamic queue MQOPEN created)."""
+        if self._handle is not None:
+            return self._handle.name
+        if self._desc is None:
+            raise PYIFError("not open")
+        return _name(self._desc.ObjectName if isinstance(self._desc, OD) else self._desc)
+
+    def get_queue_manager(self) -> QueueManager:
+        return self._qmgr
+
+    def cb(self, **kwargs: Any) -> None:
+        """MQCB: asynchronous consume is not available yet (MQRC_FUNCTION_NOT_SUPPORTED)."""
+        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_FUNCTION_NOT_SUPPORTED)
 
     def __del__(self) -> None:
         if sys.is_finalizing():

@@ -64,6 +64,20 @@ class QueueDef:
     shareable: bool = True  # SHARE / NOSHARE: may several handles open it for input
     def_input_exclusive: bool = True  # DEFSOPT(EXCL) (MQ's default) / DEFSOPT(SHARED)
     property_control: int = C.MQPROP_COMPATIBILITY  # PROPCTL (adapter/core/propctl.py)
+    description: str = ""  # DESCR (MQCA_Q_DESC)
+    # Triggering (TRIGGER/NOTRIGGER, TRIGTYPE, TRIGDPTH, TRIGMPRI, TRIGDATA, PROCESS,
+    # INITQ), with MQ's defaults: kept, answered by MQINQ and changed by MQSET and ALTER,
+    # but no trigger message is generated yet.
+    trigger_control: int = C.MQTC_OFF
+    trigger_type: int = C.MQTT_FIRST
+    trigger_depth: int = 1
+    trigger_msg_priority: int = 0
+    trigger_data: str = ""
+    process_name: str = ""
+    initiation_q_name: str = ""
+    # DISTL: whether distribution-list messages may be stored (MQSET may change it;
+    # distribution lists themselves are not implemented).
+    dist_lists: int = C.MQDL_NOT_SUPPORTED
     # Which DEFINE made the queue (set by the catalog): a queue deleted and defined again
     # is another queue to the handles still open on the old one.
     incarnation: str = ""
@@ -79,7 +93,6 @@ class QueueDef:
     # An alias queue's TARGET (TARGQ, MQCA_BASE_Q_NAME): the queue it resolves to at
     # MQOPEN. Blank is MQ's default (MQOPEN then gives MQRC_UNKNOWN_ALIAS_BASE_Q).
     target: str = ""
-    description: str = ""  # DESCR (MQCA_Q_DESC), any queue type
 
     def __post_init__(self) -> None:
         if self.definition_type is None:
@@ -139,14 +152,26 @@ class QueueDef:
             raise ValueError("queue_type must be MQQT_LOCAL, MQQT_MODEL or MQQT_ALIAS")
         if len(self.target) > C.MQ_Q_NAME_LENGTH or (self.target and not self.is_alias):
             raise ValueError("target is the TARGET of an alias queue, 0-48 characters")
-        if len(self.description) > C.MQ_Q_DESC_LENGTH:
-            raise ValueError(f"description is at most {C.MQ_Q_DESC_LENGTH} characters")
         if self.is_alias and self.definition_type != C.MQQDT_PREDEFINED:
             raise ValueError("an alias queue is predefined")
         if self.is_model and self.definition_type not in _DYNAMIC:
             raise ValueError("a model queue's definition_type is TEMPDYN or PERMDYN")
         if not self.is_model and self.definition_type not in (C.MQQDT_PREDEFINED, *_DYNAMIC):
             raise ValueError("definition_type must be an MQQDT_* value")
+        if len(self.description) > C.MQ_Q_DESC_LENGTH:
+            raise ValueError(f"description (DESCR) is at most {C.MQ_Q_DESC_LENGTH} characters")
+        if len(self.trigger_data) > C.MQ_TRIGGER_DATA_LENGTH:
+            raise ValueError(f"trigger_data is at most {C.MQ_TRIGGER_DATA_LENGTH} characters")
+        if max(len(self.process_name), len(self.initiation_q_name)) > C.MQ_Q_NAME_LENGTH:
+            raise ValueError(f"process_name and initiation_q_name: at most {C.MQ_Q_NAME_LENGTH}")
+        if self.trigger_control not in (C.MQTC_OFF, C.MQTC_ON):
+            raise ValueError("trigger_control must be MQTC_OFF or MQTC_ON")
+        if self.trigger_type not in (C.MQTT_NONE, C.MQTT_FIRST, C.MQTT_EVERY, C.MQTT_DEPTH):
+            raise ValueError("trigger_type must be an MQTT_* value")
+        if self.trigger_depth < 1 or not 0 <= self.trigger_msg_priority <= 9:
+            raise ValueError("trigger_depth must be >= 1 and trigger_msg_priority 0-9")
+        if self.dist_lists not in (C.MQDL_SUPPORTED, C.MQDL_NOT_SUPPORTED):
+            raise ValueError("dist_lists must be MQDL_SUPPORTED or MQDL_NOT_SUPPORTED")
 
     def topic_configs(self) -> dict[str, str]:
         largest = max(self.segment_size, self.max_msg_length) + _TOPIC_HEADROOM
@@ -190,6 +215,14 @@ ALTERABLE = frozenset(
         "shareable",
         "def_input_exclusive",
         "property_control",
+        "trigger_control",
+        "trigger_type",
+        "trigger_depth",
+        "trigger_msg_priority",
+        "trigger_data",
+        "process_name",
+        "initiation_q_name",
+        "dist_lists",
     }
 )
 # The defaults an alias carries itself and gives to whoever opens it (the target's own

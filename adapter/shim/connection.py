@@ -389,7 +389,10 @@ class Connection:
         self._drop_deleted()
 
     def async_status(self, reset: bool = True) -> AsyncStatus:
-        """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR)'s figures for this connection."""
+        """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR)'s figures for this connection. An MQ client's
+        MQSTAT flows after the puts it sent, so it counts all of them: the asynchronous
+        puts still in flight are waited for first."""
+        self.pump.wait_delivered(config.BROKEN_AFTER_S)
         return self.pump.async_status(reset)
 
     # -- MQDISC ----------------------------------------------------------------------

@@ -93,6 +93,11 @@ class Putter:
             if reason is not None:
                 raise fail(reason)
         if self.qdef.put_inhibited:
+            if self._async_response(opts):
+                # As an MQ client's asynchronous put: the call completes, MQSTAT counts
+                # the failure (with the queue) and the message is not put.
+                svc.pump.refuse_async(self.name, C.MQRC_PUT_INHIBITED)
+                return PutResult({})
             raise fail(C.MQRC_PUT_INHIBITED)
         in_uow = bool(opts & C.MQPMO_SYNCPOINT)
         if in_uow:
@@ -222,12 +227,10 @@ class Putter:
         out = records.build(topic, plan, pieces, fields, context, payload, msg_id, svc.new_msg_id)
         if in_uow:  # invisible to read_committed getters until the transaction commits
             svc.txn.put(self.name, out)
-        elif opts & C.MQPMO_SYNC_RESPONSE or (
-            not opts & C.MQPMO_ASYNC_RESPONSE and self.qdef.def_put_response != 2
-        ):
-            svc.pump.send_sync(self.name, out)
-        else:
+        elif self._async_response(opts):
             svc.pump.send_async(self.name, out)
+        else:
+            svc.pump.send_sync(self.name, out)
         if req.report & C.MQRO_COA and wants_coa(req.report, fields["Format"]):
             self._confirm_arrival(out, in_uow)
         self.cursor = plan.cursor
@@ -273,6 +276,13 @@ class Putter:
         svc = self.svc
         for _topic, _key, value in out:
             svc.send(svc.reports.report(codec.decode(value), Kind.COA), in_uow)
+
+    def _async_response(self, opts: int) -> bool:
+        """Whether a put outside syncpoint returns before the queue manager has it:
+        MQPMO_ASYNC_RESPONSE, or DEFPRESP(ASYNC) unless MQPMO_SYNC_RESPONSE."""
+        if opts & (C.MQPMO_SYNCPOINT | C.MQPMO_SYNC_RESPONSE):
+            return False
+        return bool(opts & C.MQPMO_ASYNC_RESPONSE) or self.qdef.def_put_response == 2
 
     def close(self) -> tuple[int, int]:
         """MQCLOSE's Table 2 outcome for an unterminated group or logical message."""

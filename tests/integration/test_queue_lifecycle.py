@@ -32,7 +32,14 @@ import sys, time, adapter.pymqi as pymqi
 C = pymqi.CMQC
 qm = pymqi.connect({qmgr!r})
 q = pymqi.Queue(qm, {queue!r}, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)
+
+def stat():  # MQSTAT: the first asynchronous put failure's reason, as the call's
+    sts = qm.stat(C.MQSTAT_TYPE_ASYNC_ERROR)
+    if sts.PutFailureCount:
+        raise pymqi.MQMIError(sts.CompCode, sts.Reason)
+
 calls = {{
+    "stat": stat,
     "put": lambda: q.put(b"x", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT)),
     "put_async": lambda: q.put(
         b"x", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_ASYNC_RESPONSE)
@@ -127,8 +134,11 @@ def test_alter_in_one_process_reaches_the_open_handle_of_another(qmgr, qmgr_name
         assert child.call("get")[0] == C.MQRC_GET_INHIBITED
         assert child.call("browse")[0] == C.MQRC_GET_INHIBITED
         qmgr.alter_queue("Q.ALTERED", get_inhibited=False, put_inhibited=True)
-        for name in ("put", "put_async", "put1"):
+        for name in ("put", "put1"):
             assert child.call(name)[0] == C.MQRC_PUT_INHIBITED, name
+        # An asynchronous put completes, as an MQ client's; MQSTAT reports the refusal.
+        assert child.call("put_async")[0] == 0
+        assert child.call("stat")[0] == C.MQRC_PUT_INHIBITED
         assert child.call("get")[0] == 0
         qmgr.alter_queue("Q.ALTERED", put_inhibited=False)
         assert child.call("put_async")[0] == 0

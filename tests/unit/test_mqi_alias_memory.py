@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 import adapter.pymqi as pymqi
 from adapter import cli
-from adapter.core.inquiry import ALIAS_SELECTORS, LOCAL_SELECTORS, selector_outcome
 from adapter.core.resolution import alias_base_error, object_qmgr_error
 from adapter.shim import naming
 from adapter.shim.catalog import QueueDef, through_alias
@@ -264,18 +263,6 @@ def test_mqinq_of_an_alias_answers_for_the_alias(qmgr) -> None:
     fails(lambda: both.inquire(C.MQIA_DEF_PRIORITY), C.MQRC_OBJECT_CHANGED)
     put(both, b"still goes")
     assert pymqi.Queue(qmgr, "A", INQ).inquire(C.MQIA_DEF_PRIORITY) == 2
-
-
-@given(queue_type=st.sampled_from([C.MQQT_LOCAL, C.MQQT_ALIAS]), selector=st.integers(0, 3000))
-def test_every_selector_is_answered_warned_or_refused(queue_type: int, selector: int) -> None:
-    outcome = selector_outcome(queue_type, selector)
-    mine = LOCAL_SELECTORS if queue_type == C.MQQT_LOCAL else ALIAS_SELECTORS
-    if selector in mine:
-        assert outcome is None
-    elif selector in LOCAL_SELECTORS | ALIAS_SELECTORS:
-        assert outcome == (C.MQCC_WARNING, C.MQRC_SELECTOR_NOT_FOR_TYPE)
-    else:
-        assert outcome == (C.MQCC_FAILED, C.MQRC_SELECTOR_ERROR)
 
 
 # -- DELETE and ALTER of an alias while open -------------------------------------------
