@@ -9,9 +9,9 @@ read with `ast`, at module level and inside functions alike. The rules:
   a  no import cycle among those modules (imports under `if TYPE_CHECKING:` do not count
      here: they never run);
   b  adapter.core (the pure rules) imports nothing of adapter.shim, adapter.pymqi,
-     adapter.cli, adapter.testing, ops, streaming;
+     adapter.cli, adapter.tools, adapter.testing, ops, streaming;
   c  adapter.shim (the engine) imports nothing of adapter.pymqi, adapter.cli,
-     adapter.testing, ops, streaming;
+     adapter.tools, adapter.testing, ops, streaming;
   d  streaming imports adapter.pymqi only in demo.py, workloads.py and bench.py (the job
      works on the engine and the core, applications use the API);
   e  the rest of adapter (the CLI, the pytest plugin, ...) imports ops or streaming only
@@ -42,11 +42,19 @@ CORE_MUST_NOT = (
     "adapter.shim",
     "adapter.pymqi",
     "adapter.cli",
+    "adapter.tools",
     "adapter.testing",
     "ops",
     "streaming",
 )
-SHIM_MUST_NOT = ("adapter.pymqi", "adapter.cli", "adapter.testing", "ops", "streaming")
+SHIM_MUST_NOT = (
+    "adapter.pymqi",
+    "adapter.cli",
+    "adapter.tools",
+    "adapter.testing",
+    "ops",
+    "streaming",
+)
 PYMQI_IN_STREAMING = ("streaming.demo", "streaming.workloads", "streaming.bench")
 OPTIONAL = re.compile(r"#\s*optional:\s*\S")
 
