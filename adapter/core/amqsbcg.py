@@ -32,11 +32,13 @@ controls, for one) shows as '.', where the sample writes it raw to the terminal.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
+from adapter.core.errors import reason_name
 
 __all__ = [
     "CHARS_PER_LINE",
@@ -44,6 +46,7 @@ __all__ = [
     "BrowseSummary",
     "banner_lines",
     "data_lines",
+    "dlh_lines",
     "get_failed_lines",
     "md_lines",
     "message_lines",
@@ -190,6 +193,39 @@ def property_lines(properties: Iterable[tuple[str, int, Any]]) -> list[str]:
     return lines + (body or ["  None", ""])
 
 
+# MQDLH version 1, as the sample reads it: the platform's own integers (little-endian on
+# x86-64 Linux; the sample gets without MQGMO_CONVERT).
+_DLH = struct.Struct("<4sii48s48sii8si28s8s8s")
+DLH_LENGTH = _DLH.size  # MQDLH_LENGTH_1, 172
+_DLH_STRUC_ID = b"DLH "  # MQDLH_STRUC_ID
+
+
+def dlh_lines(data: bytes) -> tuple[list[str], int]:
+    """printDLH, for a message whose Format is MQFMT_DEAD_LETTER_HEADER: the Dead Letter
+    Header block and the header's length, which the dump then skips; no lines and 0
+    when the data does not start with a plausible MQDLH."""
+    if len(data) < DLH_LENGTH or data[:4] != _DLH_STRUC_ID:
+        return [], 0
+    fields = _DLH.unpack_from(data)
+    strucid, version, reason, dest_q, dest_qmgr, encoding, ccsid, fmt = fields[:8]
+    appl_type, appl_name, put_date, put_time = fields[8:]
+    return [
+        "",
+        "****Dead Letter Header****",
+        "",
+        f"  StrucId  : '{_chars(strucid, 4)}'  Version : {version}",
+        f"  Reason   : {reason} [{reason_name(reason) or 'UNKNOWN RC'}]",
+        f"  DestQName      : '{_chars(dest_q, C.MQ_Q_NAME_LENGTH)}'",
+        f"  DestQMgrName   : '{_chars(dest_qmgr, C.MQ_Q_MGR_NAME_LENGTH)}'",
+        f"  Encoding : {encoding}  CodedCharSetId : {ccsid}",
+        f"  Format : '{_chars(fmt, C.MQ_FORMAT_LENGTH)}'",
+        f"  PutApplType    : '{appl_type}'",
+        f"  PutApplName    : '{_chars(appl_name, C.MQ_PUT_APPL_NAME_LENGTH)}'",
+        f"  PutDate  : '{_chars(put_date, C.MQ_PUT_DATE_LENGTH)}'"
+        f"    PutTime  : '{_chars(put_time, C.MQ_PUT_TIME_LENGTH)}'",
+    ], DLH_LENGTH
+
+
 def _char_len(data: bytes, at: int, mbcs_max: int) -> int:
     """`mblen` in a UTF-8 locale: the length of the well-formed character at `at`, 1 for
     a single byte, a NUL or a malformed sequence (the sample treats those as SBCS)."""
@@ -267,13 +303,18 @@ def message_lines(
 ) -> list[str]:
     """Everything the sample prints for its `number`th MQGET that got a message: the
     call's line, the MQMD, the properties (when got with a message handle: `properties`
-    not None) and the data. `data` is what the buffer holds (the sample's is 64 KiB, so
-    a longer message is truncated); `data_length` the message's whole length."""
+    not None), a dead-letter queue's MQDLH and the data after it. `data` is what the
+    buffer holds (the sample's is 64 KiB, so a longer message is truncated);
+    `data_length` the message's whole length."""
     length = len(data) if data_length is None else data_length
     lines = [" ", " ", f" MQGET of message number {number}, CompCode:{comp} Reason:{reason}"]
     lines += md_lines(md)
     if properties is not None:
         lines += property_lines(properties)
+    if _chars(_field(md, "Format"), C.MQ_FORMAT_LENGTH) == C.MQFMT_DEAD_LETTER_HEADER.decode():
+        header, skip = dlh_lines(data)
+        lines += header
+        data, length = data[skip:], length - skip
     lines += [" ", "****   Message      ****", " ", f" length - {len(data)} of {length} bytes", " "]
     page_used = _FIRST_PAGE_USED if number == 1 else _NEXT_PAGE_USED
     return lines + data_lines(data, mbcs_max=mbcs_max, page_used=page_used)

@@ -219,3 +219,53 @@ def test_the_hex_round_trips_and_the_characters_are_printable_or_dots(
     if mbcs_max == 1:  # one column per byte: the character column reads back
         text = "".join(m.group(3) for m in parsed)[: len(data)]
         assert text == "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in data)
+
+
+def _dlh(reason: int) -> bytes:
+    return struct.pack(
+        "<4sii48s48sii8si28s8s8s",
+        b"DLH ",
+        1,
+        reason,
+        b"ORDERS".ljust(48),
+        b"QM1".ljust(48),
+        546,
+        1208,
+        b"MQSTR   ",
+        6,
+        b"amqsput".ljust(28),
+        b"20261123",
+        b"19000000",
+    )
+
+
+def test_a_dead_letter_header_prints_before_the_data_it_carries() -> None:
+    data = _dlh(C.MQRC_Q_FULL) + b"order 1"
+    lines = amqsbcg.message_lines(1, {"Format": C.MQFMT_DEAD_LETTER_HEADER}, data)
+    start = lines.index("****Dead Letter Header****")
+    assert lines[start - 1 : start + 13] == [
+        "",
+        "****Dead Letter Header****",
+        "",
+        "  StrucId  : 'DLH '  Version : 1",
+        "  Reason   : 2053 [MQRC_Q_FULL]",
+        "  DestQName      : 'ORDERS" + " " * 42 + "'",
+        "  DestQMgrName   : 'QM1" + " " * 45 + "'",
+        "  Encoding : 546  CodedCharSetId : 1208",
+        "  Format : 'MQSTR   '",
+        "  PutApplType    : '6'",
+        "  PutApplName    : 'amqsput                     '",
+        "  PutDate  : '20261123'    PutTime  : '19000000'",
+        " ",
+        "****   Message      ****",
+    ]
+    assert " length - 7 of 7 bytes" in lines  # the header is not part of the dump
+    assert lines[-1].startswith("00000000:  6F72 6465 7220 31 ")
+
+
+def test_an_unknown_reason_and_an_implausible_header() -> None:
+    assert amqsbcg.dlh_lines(_dlh(99999))[0][4] == "  Reason   : 99999 [UNKNOWN RC]"
+    assert amqsbcg.dlh_lines(b"DLH too short") == ([], 0)
+    lines = amqsbcg.message_lines(1, {"Format": b"MQDEAD  "}, b"X" * 200)
+    assert "****Dead Letter Header****" not in lines
+    assert " length - 200 of 200 bytes" in lines
