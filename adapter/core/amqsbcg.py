@@ -52,6 +52,7 @@ __all__ = [
     "message_lines",
     "no_more_lines",
     "open_lines",
+    "property_line",
     "property_lines",
     "property_value",
 ]
@@ -189,8 +190,13 @@ def property_lines(properties: Iterable[tuple[str, int, Any]]) -> list[str]:
     """printProperties: the block after the MQMD when the message was got with a message
     handle; `properties` as MQINQMP with `%` and MQIMPO_INQ_NEXT returns them."""
     lines = [" ", "****Message properties****", ""]
-    body = [f"  {name} : {property_value(ptype, value)}" for name, ptype, value in properties]
+    body = [property_line(name, ptype, value) for name, ptype, value in properties]
     return lines + (body or ["  None", ""])
+
+
+def property_line(name: str, ptype: int, value: Any) -> str:
+    """One property: `  name : value`."""
+    return f"  {name} : {property_value(ptype, value)}"
 
 
 # MQDLH version 1, as the sample reads it: the platform's own integers (little-endian on

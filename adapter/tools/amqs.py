@@ -167,7 +167,9 @@ def put_command(args: argparse.Namespace) -> int:
     return C.MQCC_FAILED if failed else 0
 
 
-def _put_lines(args: argparse.Namespace, qm: pymqi.QueueManager, queue: pymqi.Queue, out) -> bool:
+def _put_lines(
+    args: argparse.Namespace, qm: pymqi.QueueManager, queue: pymqi.Queue, out: _Out
+) -> bool:
     """The put loop; True when a call failed."""
     sync = C.MQPMO_SYNCPOINT if args.syncpoint else C.MQPMO_NO_SYNCPOINT
     pmo = pymqi.PMO(Options=sync | C.MQPMO_FAIL_IF_QUIESCING)
@@ -206,7 +208,7 @@ def _put_lines(args: argparse.Namespace, qm: pymqi.QueueManager, queue: pymqi.Qu
     return failed
 
 
-def _end_unit_of_work(qm: pymqi.QueueManager, failed: bool, out) -> bool:
+def _end_unit_of_work(qm: pymqi.QueueManager, failed: bool, out: _Out) -> bool:
     """--syncpoint: MQCMIT, or MQBACK after a failed put (all the lines or none)."""
     verb, call = ("MQBACK", qm.backout) if failed else ("MQCMIT", qm.commit)
     try:
@@ -217,7 +219,7 @@ def _end_unit_of_work(qm: pymqi.QueueManager, failed: bool, out) -> bool:
     return False
 
 
-def _close(queue: pymqi.Queue, out) -> bool:
+def _close(queue: pymqi.Queue, out: _Out) -> bool:
     try:
         queue.close()
     except pymqi.MQMIError as err:
@@ -226,7 +228,7 @@ def _close(queue: pymqi.Queue, out) -> bool:
     return False
 
 
-def _disconnect(qm: pymqi.QueueManager, out) -> bool:
+def _disconnect(qm: pymqi.QueueManager, out: _Out) -> bool:
     try:
         qm.disconnect()
     except pymqi.MQMIError as err:
@@ -260,7 +262,9 @@ def get_command(args: argparse.Namespace) -> int:
     return C.MQCC_FAILED if failed else 0
 
 
-def _get_messages(args: argparse.Namespace, qm: pymqi.QueueManager, queue, out) -> bool:
+def _get_messages(
+    args: argparse.Namespace, qm: pymqi.QueueManager, queue: pymqi.Queue, out: _Out
+) -> bool:
     """The get loop; True when MQGET failed for another reason than 2033."""
     gmo = pymqi.GMO(
         Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT | C.MQGMO_CONVERT,
@@ -287,8 +291,8 @@ def _get_messages(args: argparse.Namespace, qm: pymqi.QueueManager, queue, out) 
             data = getattr(err, "message", b"")  # a warning still gives the message
         got += 1
         out(b"message <" + bytes(data).split(b"\0", 1)[0] + b">")
-        if handle is not None:
-            out(*amqsbcg.property_lines(_properties(handle))[3:])
+        if handle is not None:  # each property under its message, as amqsbcg prints one
+            out(*(amqsbcg.property_line(*prop) for prop in _properties(handle)))
     return False
 
 
@@ -323,7 +327,9 @@ def browse_command(args: argparse.Namespace) -> int:
     return status
 
 
-def _browse_messages(args: argparse.Namespace, qm: pymqi.QueueManager, queue, out) -> int:
+def _browse_messages(
+    args: argparse.Namespace, qm: pymqi.QueueManager, queue: pymqi.Queue, out: _Out
+) -> int:
     """amqsbcg's loop, its summary and MQDLTMH; the completion code it ends with."""
     handle = None
     gmo = pymqi.GMO(
@@ -372,7 +378,7 @@ def _browse_messages(args: argparse.Namespace, qm: pymqi.QueueManager, queue, ou
     return status
 
 
-def _close_quietly(queue: pymqi.Queue, out) -> bool:
+def _close_quietly(queue: pymqi.Queue, out: _Out) -> bool:
     """amqsbcg's MQCLOSE: a failure is printed under the call's line."""
     try:
         queue.close()

@@ -162,6 +162,8 @@ def test_get_count_leaves_the_rest_and_properties_are_shown(
     assert status == 0
     assert out[1:4] == ["message <one>", "  flag : TRUE", "Sample AMQSGET0 end"]
     assert _depth(qmgr, queue) == 1
+    status, out = _run(capsysbinary, "get", qmgr_name, queue, "--wait", "0", "--properties")
+    assert out[1:3] == ["message <two>", "no more messages"]  # no property, no line
 
 
 def test_get_of_a_message_too_long_for_its_buffer_fails_with_2080(
