@@ -27,10 +27,15 @@ Exit status: 0, or 2 (MQCC_FAILED) when an MQI call failed, as amqsbcg returns i
 completion code. (amqsput and amqsget end 0 after a failed MQOPEN or MQPUT, and exit with
 the MQCONNX reason code; a command in a script needs to tell failure from success.)
 
-IBM's texts: "The Put sample programs" (https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=
-programs-put-sample), "The Get sample programs", "The Browser sample program"
-(https://www.ibm.com/docs/SSFKSJ_9.4.0/develop/q024070_.html) and the samples' sources
-samp/amqsput0.c, samp/amqsget0.c (MQ 9.3.1) and samp/amqsbcg0.c (MQ 9.4.4).
+IBM's texts: "The Put sample programs"
+(https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.0.0/com.ibm.mq.dev.doc/q024260_.htm),
+"Running the Put sample programs" (open options 8208, MQOO_OUTPUT + FAIL_IF_QUIESCING:
+https://ibm.com/support/knowledgecenter/en/SSFKSJ_latest/develop/q024270_.html), "The Get
+sample programs" (MQOO_INPUT_AS_Q_DEF, a 15-second wait, MsgId and CorrelId cleared for
+each MQGET, a fixed buffer: https://www.ibm.com/docs/SSFKSJ_9.4.0/develop/q024180_.html),
+"The Browser sample program" (https://www.ibm.com/docs/SSFKSJ_9.4.0/develop/q024070_.html),
+and the samples' sources: samp/amqsput0.c and samp/amqsget0.c (MQ 9.3.1, for the texts
+and options), samp/amqsbcg0.c (MQ 9.4.4, through adapter/core/amqsbcg.py).
 """
 
 from __future__ import annotations
