@@ -41,6 +41,10 @@ and options), samp/amqsbcg0.c (MQ 9.4.4, through adapter/core/amqsbcg.py).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
+import io
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -71,6 +75,27 @@ class _Out:
             data = line.encode("utf-8") if isinstance(line, str) else line
             self.stream.write(data + b"\n")
         self.stream.flush()
+
+
+def _ended_by_the_user(command: Callable[[argparse.Namespace], int]):
+    """Ctrl-C ends a command as it ends a sample, without a traceback (exit status 130,
+    the shell's for SIGINT); a reader that went away (`mqk browse ... | head`) ends it
+    quietly. The connection goes with the process, as a killed sample's does."""
+
+    @functools.wraps(command)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return command(args)
+        except KeyboardInterrupt:
+            return 130
+        except BrokenPipeError:
+            if getattr(args, "out", None) is None:  # the process's own standard output:
+                # nothing more can be written; keep the interpreter's flush at exit quiet
+                with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141  # 128 + SIGPIPE, as a shell reports a writer killed by it
+
+    return run
 
 
 # -- arguments -------------------------------------------------------------------------
@@ -149,6 +174,7 @@ def _properties(handle: pymqi.MessageHandle) -> list[tuple[str, int, Any]]:
 # -- amqsput ---------------------------------------------------------------------------
 
 
+@_ended_by_the_user
 def put_command(args: argparse.Namespace) -> int:
     out = _Out(getattr(args, "out", None))
     out("Sample AMQSPUT0 start")
@@ -245,6 +271,7 @@ def _disconnect(qm: pymqi.QueueManager, out: _Out) -> bool:
 # -- amqsget ---------------------------------------------------------------------------
 
 
+@_ended_by_the_user
 def get_command(args: argparse.Namespace) -> int:
     out = _Out(getattr(args, "out", None))
     out("Sample AMQSGET0 start")
@@ -273,7 +300,7 @@ def _get_messages(
     """The get loop; True when MQGET failed for another reason than 2033."""
     gmo = pymqi.GMO(
         Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT | C.MQGMO_CONVERT,
-        WaitInterval=int(args.wait * 1000),
+        WaitInterval=C.MQWI_UNLIMITED if args.wait < 0 else int(args.wait * 1000),
     )
     handle = None
     if args.properties:
@@ -304,6 +331,7 @@ def _get_messages(
 # -- amqsbcg ---------------------------------------------------------------------------
 
 
+@_ended_by_the_user
 def browse_command(args: argparse.Namespace) -> int:
     out = _Out(getattr(args, "out", None))
     out(*amqsbcg.banner_lines())
@@ -429,7 +457,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=float,
         default=DEFAULT_WAIT_S,
         metavar="S",
-        help="seconds MQGET waits for a message (default 15)",
+        help="seconds MQGET waits for a message (default 15; -1 without limit)",
     )
     p.add_argument("--count", type=int, metavar="N", help="stop after N messages")
     p.add_argument("--properties", action="store_true", help="print each message's properties")

@@ -293,3 +293,30 @@ def test_argument_forms() -> None:
     for bad in ("novalue", "n:int32=x", "n:complex=1"):
         with pytest.raises(Exception):  # noqa: B017 - argparse's ArgumentTypeError
             amqs.message_property(bad)
+
+
+def test_ctrl_c_while_waiting_ends_get_without_a_traceback(
+    qmgr, qmgr_name, queue, monkeypatch, capsysbinary
+) -> None:
+    waits = []
+
+    def interrupted(self, max_length, md, gmo):
+        waits.append(gmo.WaitInterval)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pymqi.Queue, "get", interrupted)
+    status, out = _run(capsysbinary, "get", qmgr_name, queue, "--wait", "-1")
+    assert status == 130
+    assert waits == [C.MQWI_UNLIMITED]
+    assert out == ["Sample AMQSGET0 start", ""]
+
+
+def test_a_reader_that_went_away_ends_browse_quietly(qmgr, qmgr_name, queue) -> None:
+    class Closed(io.BytesIO):
+        def write(self, data):
+            raise BrokenPipeError
+
+    _put(qmgr, queue, b"a")
+    args = cli.build_parser().parse_args(["browse", qmgr_name, queue])
+    args.out = Closed()
+    assert args.func(args) == 141
