@@ -525,7 +525,10 @@ class Getter:
         original_length = len(data)
         if max_length is not None and len(data) > max_length:
             data = data[:max_length]
-            warning = C.MQRC_TRUNCATED_MSG_ACCEPTED if removed else C.MQRC_TRUNCATED_MSG_FAILED
+            # Accepted: a removed message, or a browse with MQGMO_ACCEPT_TRUNCATED_MSG (the
+            # cursor moves on past it, MQRC_TRUNCATED_MSG_ACCEPTED as for a removing get).
+            accepted = removed or bool(req.options & C.MQGMO_ACCEPT_TRUNCATED_MSG)
+            warning = C.MQRC_TRUNCATED_MSG_ACCEPTED if accepted else C.MQRC_TRUNCATED_MSG_FAILED
         now = self.svc.clock.now_ms()
         md = {
             "MsgId": env["MsgId"],

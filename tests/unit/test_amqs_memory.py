@@ -246,11 +246,6 @@ def test_browse_of_a_long_message_shows_its_first_64_kib(
     assert _depth(qmgr, queue) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the engine answers a browse with MQGMO_ACCEPT_TRUNCATED_MSG with 2080 "
-    "(TRUNCATED_MSG_FAILED); MQ's is 2079, the browse cursor having moved",
-)
 def test_browse_of_a_long_message_is_truncated_accepted(
     qmgr, qmgr_name, queue, capsysbinary
 ) -> None:
