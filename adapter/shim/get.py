@@ -131,6 +131,9 @@ class Getter:
         clock = self.svc.clock
         if self.svc.closed:
             raise fail(C.MQRC_HCONN_ERROR)  # MQDISC ended the connection
+        if max_length is not None and max_length < 0:
+            # BufferLength below zero (MQGET's parameter checks; None: the whole message).
+            raise fail(C.MQRC_BUFFER_LENGTH_ERROR)
         if opts & C.MQGMO_UNLOCK:
             return self._unlock_call(opts)
         browsing = bool(opts & _BROWSING)

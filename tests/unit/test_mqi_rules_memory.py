@@ -321,3 +321,11 @@ def test_a_browse_that_accepts_truncation_is_2079_and_moves_on(qmgr) -> None:
     assert mqerror(exc) == (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
     nxt = C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_WAIT
     assert q.get(None, pymqi.MD(), pymqi.GMO(Options=nxt)) == b"second"
+
+
+def test_a_negative_buffer_length_is_2005_and_takes_nothing(qmgr) -> None:
+    qmgr.define_queue("Q.BUFLEN")
+    q = pymqi.Queue(qmgr, "Q.BUFLEN", IN | OUT)
+    put(q, b"kept")
+    fails(lambda: q.get(-1, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_NO_WAIT)), 2005)
+    assert get(q) == b"kept"
