@@ -21,6 +21,7 @@ from adapter.core import propwire, putprops
 from adapter.core.calls import PutRequest, PutResult
 from adapter.core.errors import fail
 from adapter.core.mdrules import feedback_error, msg_type_error, reply_to_error, report_outcome
+from adapter.core.mqheaders import header_error
 from adapter.core.openrules import PUT_CONTEXT, put_context_error
 from adapter.core.putrules import PutCursor, close_outcome, plan_put, put_options_error
 from adapter.core.qmgrrules import MIN_QMGR_MAX_MSG_LENGTH, msg_length_error
@@ -137,6 +138,11 @@ class Putter:
         read_rfh2 = fmt == _RFH2 and not req.msg_flags & _APPLICATION_SEGMENT
         if read_rfh2:  # only then: any other put pays one comparison
             payload, fmt, encoding, ccsid, properties = self._read_rfh2(req, payload)
+        # An MQ header the Format names at the start of the data (a later segment of an
+        # application's own segmenting starts with no header): 2141 / 2191 / 2220 / 2260.
+        reason = header_error(fmt, payload, encoding) if req.offset == 0 else None
+        if reason is not None:
+            raise fail(reason)
 
         plan = plan_put(
             self.cursor,
