@@ -6,6 +6,7 @@ requeue (to BOQNAME, else the dead-letter queue)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from adapter import config
 from adapter.core import cmqc as C
@@ -92,6 +93,9 @@ class Getter:
         self.browse_cursor = gr.GetCursor()
         self._reader: QueueReader | None = None
         self._locked: tuple[int, int, int] | None = None  # locked by BROWSE + MQGMO_LOCK
+        # Makes self.qdef current (the handle's QueueHandle.current: raises MQRC_Q_DELETED
+        # for a deleted queue), asked while a get waits.
+        self.refresh_definition: Callable[[], object] = lambda: None
         self._forgotten = 0
         # MQOO_SAVE_ALL_CONTEXT: the context of the last message got, for PASS_*_CONTEXT.
         self.saved_context: dict | None = None
@@ -189,6 +193,12 @@ class Getter:
             # A wait ends when the queue manager ends, or quiesces for a getter that
             # asked to fail then (2162 / 2161, seen within one 50 ms fetch).
             self.svc.run.check(quiescing)
+            # The wait is cancelled when the queue becomes get-inhibited (MQGMO_WAIT: "If
+            # MQGET requests become inhibited while waiting, the wait is canceled", 2016)
+            # or is deleted (2052); the definition mark costs no round trip to ask.
+            self.refresh_definition()
+            if self.qdef.get_inhibited:
+                raise fail(C.MQRC_GET_INHIBITED)
             # Block in Kafka's fetch: a new record wakes us at once.
             reader.pump(min(0.05, remaining) if remaining is not None else 0.05)
 

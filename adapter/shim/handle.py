@@ -63,6 +63,7 @@ class QueueHandle:
             # Reading ahead takes a run of messages whatever their properties.
             self.ahead.enabled = False
         self.getter = Getter(svc, qdef, options, self.state, self.handle_id, self.ahead, selector)
+        self.getter.refresh_definition = self.current
         kinds = []
         exclusive = input_exclusive(options, qdef.shareable, qdef.def_input_exclusive)
         if exclusive is not None:

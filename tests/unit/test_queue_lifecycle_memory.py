@@ -291,3 +291,31 @@ def test_a_browse_lock_is_not_uncommitted_work(qmgr, other) -> None:
     )
     b.close()
     qmgr.delete_queue("Q.BROWSE.LOCK", purge=True)
+
+
+@pytest.mark.parametrize("change", ["get_inhibited", "deleted"])
+def test_a_waiting_get_is_cancelled_when_the_queue_changes_under_it(
+    qmgr, other, change: str
+) -> None:
+    """MQGMO_WAIT: "If MQGET requests become inhibited while waiting, the wait is
+    canceled" (2016, MQGMO Options page); a queue deleted under a waiting get ends the
+    wait with 2052. The change is made by another connection after the wait began."""
+    qmgr.define_queue("Q.WAITING")
+    reader = pymqi.Queue(other, "Q.WAITING", IN)
+    getter = reader.get_handle().getter
+    real, waits = getter.refresh_definition, []
+
+    def during_the_wait():
+        waits.append(1)
+        if len(waits) == 3:  # the get has been waiting for a while
+            if change == "deleted":
+                qmgr.get_handle().catalog.delete("Q.WAITING", force=True)
+            else:
+                qmgr.alter_queue("Q.WAITING", get_inhibited=True)
+        return real()
+
+    getter.refresh_definition = during_the_wait
+    gmo = pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=60_000)
+    expected = C.MQRC_Q_DELETED if change == "deleted" else C.MQRC_GET_INHIBITED
+    fails(lambda: reader.get(None, pymqi.MD(), gmo), expected)
+    assert len(waits) == 3  # ended at the change, not at the end of the interval
