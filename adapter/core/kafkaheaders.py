@@ -49,12 +49,21 @@ from adapter.core.properties import (
     JMS_SYNONYMS,
     MessageProperties,
     Property,
+    descriptor_properties,
     display_name,
     float_text,
 )
 from adapter.core.rfh2 import DT_OF_TYPE
 
-__all__ = ["TYPES_HEADER", "HeaderProperties", "from_headers", "header_value", "to_headers"]
+__all__ = [
+    "PUT_DESCRIPTOR_NAMES",
+    "TYPES_HEADER",
+    "HeaderProperties",
+    "from_headers",
+    "header_value",
+    "put_descriptor",
+    "to_headers",
+]
 
 TYPES_HEADER = "mqk.types"
 """The header listing ``name=dt`` for the properties that are not strings."""
@@ -80,6 +89,34 @@ DESCRIPTOR_NAMES = frozenset(
 )
 
 Header = tuple[str, bytes | None]
+
+PUT_DESCRIPTOR_NAMES = (
+    "JMSCorrelationID",
+    "JMSPriority",
+    "JMSDeliveryMode",
+    "JMSTimestamp",
+    "JMSXUserID",
+    "JMSXAppID",
+    "JMSXGroupID",
+    "JMSXGroupSeq",
+)
+"""The JMS names of the MQMD an MQPUT writes as headers beside the properties: the
+JMSX properties the source connector copies (``getPropertyNames`` of a received JMS
+message lists them; JMSXDeliveryCount only means something once a message is got, so
+it is left out) and the four JMS header fields a Kafka-native service most needs
+(correlation, priority, persistence, put time). The connector itself puts no JMS header
+field in a header (it can put JMSCorrelationID in the record key)."""
+
+_PUT_MD_FIELDS = (
+    "Priority",
+    "Persistence",
+    "CorrelId",
+    "UserIdentifier",
+    "PutApplName",
+    "MsgFlags",
+    "GroupId",
+    "MsgSeqNumber",
+)
 
 
 def header_value(prop: Property) -> bytes | None:
@@ -124,6 +161,18 @@ def to_headers(
     if hints:
         headers.append((TYPES_HEADER, ";".join(hints).encode("utf-8")))
     return headers
+
+
+def put_descriptor(env: Mapping[str, Any]) -> dict[str, Property]:
+    """The `PUT_DESCRIPTOR_NAMES` of an envelope (MQMD field names; ``PutTimestamp`` in
+    ms since the epoch gives JMSTimestamp), for `to_headers`."""
+    md = {f: env[f] for f in _PUT_MD_FIELDS if f in env}
+    derived = descriptor_properties(md)
+    out = {n: derived[n] for n in PUT_DESCRIPTOR_NAMES if n in derived}
+    stamp = env.get("PutTimestamp")
+    if isinstance(stamp, int) and stamp > 0:
+        out["JMSTimestamp"] = Property("JMSTimestamp", C.MQTYPE_INT64, stamp)
+    return out
 
 
 @dataclass

@@ -41,6 +41,7 @@ from adapter.shim import acklog
 from adapter.shim.clock import Clock
 from adapter.shim.log import Log, TransactionalProducer, produce
 from adapter.shim.pump import Pump
+from adapter.shim.records import Record
 from adapter.shim.store import NoEpochError, StateStore
 
 log = logging.getLogger("mqk.shim.uow")
@@ -156,12 +157,12 @@ class UnitsOfWork:
             raise fail(C.MQRC_BACKED_OUT)
         return self.current
 
-    def put(self, queue: str, records: list[tuple[str, bytes, bytes]]) -> None:
+    def put(self, queue: str, records: list[Record]) -> None:
         """Syncpoint puts: invisible to read_committed getters until commit."""
         uow = self.begin()
         try:
-            for topic, key, value in records:
-                produce(self.producer(), topic, key, value, self._delivered)
+            for topic, key, value, headers in records:
+                produce(self.producer(), topic, key, value, self._delivered, headers)
         except KafkaException as exc:
             uow.doomed = True
             raise fail(C.MQRC_BACKED_OUT) from exc
