@@ -54,13 +54,16 @@ from adapter.core.properties import (
     float_text,
 )
 from adapter.core.rfh2 import DT_OF_TYPE
+from adapter.core.text import mqstr
 
 __all__ = [
     "PUT_DESCRIPTOR_NAMES",
     "TYPES_HEADER",
     "HeaderProperties",
+    "descriptor_headers",
     "from_headers",
     "header_value",
+    "property_headers",
     "put_descriptor",
     "to_headers",
 ]
@@ -135,24 +138,17 @@ def header_value(prop: Property) -> bytes | None:
     return str(v).encode()
 
 
-def to_headers(
-    props: Iterable[Property], descriptor: Mapping[str, Property] | None = None
-) -> list[Header]:
-    """The Kafka headers for a message's properties and (optionally) the JMS names of its
-    descriptor (`properties.descriptor_properties`; ``Root.MQMD.*`` names are not sent).
-    A property wins over a descriptor value of the same JMS name (as an MQRFH2 value wins
-    in JMS). Order: descriptor names, then the properties in their order."""
-    props = list(props)
-    names = {display_name(p.name) for p in props}
+def property_headers(props: Iterable[Property]) -> tuple[frozenset[str], list[Header]]:
+    """The headers of the properties alone (``mqk.types`` last) and the names they use
+    (``Root.MQMD.*`` names are not sent)."""
+    names: set[str] = set()
     headers: list[Header] = []
     hints: list[str] = []
-    for name, prop in (descriptor or {}).items():
-        if name.startswith("JMS") and name not in names:
-            headers.append((name, header_value(prop)))
     for prop in props:
         if prop.name.startswith("Root.MQMD."):
             continue
         name = display_name(prop.name)
+        names.add(name)
         headers.append((name, header_value(prop)))
         if prop.type == C.MQTYPE_NULL:
             hints.append(f"{name}={_NULL_DT}")
@@ -160,7 +156,23 @@ def to_headers(
             hints.append(f"{name}={DT_OF_TYPE[prop.type]}")
     if hints:
         headers.append((TYPES_HEADER, ";".join(hints).encode("utf-8")))
-    return headers
+    return frozenset(names), headers
+
+
+def to_headers(
+    props: Iterable[Property], descriptor: Mapping[str, Property] | None = None
+) -> list[Header]:
+    """The Kafka headers for a message's properties and (optionally) the JMS names of its
+    descriptor (`properties.descriptor_properties`; ``Root.MQMD.*`` names are not sent).
+    A property wins over a descriptor value of the same JMS name (as an MQRFH2 value wins
+    in JMS). Order: descriptor names, then the properties in their order."""
+    names, prop_headers = property_headers(props)
+    headers: list[Header] = [
+        (name, header_value(prop))
+        for name, prop in (descriptor or {}).items()
+        if name.startswith("JMS") and name not in names
+    ]
+    return headers + prop_headers
 
 
 def put_descriptor(env: Mapping[str, Any]) -> dict[str, Property]:
@@ -168,10 +180,46 @@ def put_descriptor(env: Mapping[str, Any]) -> dict[str, Property]:
     ms since the epoch gives JMSTimestamp), for `to_headers`."""
     md = {f: env[f] for f in _PUT_MD_FIELDS if f in env}
     derived = descriptor_properties(md)
-    out = {n: derived[n] for n in PUT_DESCRIPTOR_NAMES if n in derived}
     stamp = env.get("PutTimestamp")
     if isinstance(stamp, int) and stamp > 0:
-        out["JMSTimestamp"] = Property("JMSTimestamp", C.MQTYPE_INT64, stamp)
+        derived["JMSTimestamp"] = Property("JMSTimestamp", C.MQTYPE_INT64, stamp)
+    return {n: derived[n] for n in PUT_DESCRIPTOR_NAMES if n in derived}
+
+
+_GROUPED = C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP
+
+
+def descriptor_headers(
+    env: Mapping[str, Any], exclude: frozenset[str] = frozenset()
+) -> list[Header]:
+    """The headers `to_headers` writes for `put_descriptor(env)`, built straight from
+    the envelope: MQPUT pays this on every message with properties, and the general
+    path (every MQMD field as a property first) costs several times as much. A unit
+    test holds the two equal. Names in `exclude` (the message's own properties) win."""
+    out: list[Header] = []
+    cid = env.get("CorrelId")
+    if cid is not None and bytes(cid).ljust(24, b"\0") != C.MQCI_NONE:
+        out.append(("JMSCorrelationID", b"ID:" + bytes(cid).ljust(24, b"\0").hex().encode()))
+    if "Priority" in env:
+        out.append(("JMSPriority", str(int(env["Priority"])).encode()))
+    if "Persistence" in env:
+        persistent = int(env["Persistence"]) == C.MQPER_PERSISTENT
+        out.append(("JMSDeliveryMode", b"2" if persistent else b"1"))
+    stamp = env.get("PutTimestamp")
+    if isinstance(stamp, int) and stamp > 0:
+        out.append(("JMSTimestamp", str(stamp).encode()))
+    if "UserIdentifier" in env:
+        out.append(("JMSXUserID", mqstr(env["UserIdentifier"]).encode("utf-8")))
+    if "PutApplName" in env:
+        out.append(("JMSXAppID", mqstr(env["PutApplName"]).encode("utf-8")))
+    if int(env.get("MsgFlags", 0) or 0) & _GROUPED:
+        if "GroupId" in env:
+            gid = bytes(env["GroupId"]).ljust(24, b"\0")
+            out.append(("JMSXGroupID", b"ID:" + gid.hex().encode()))
+        if "MsgSeqNumber" in env:
+            out.append(("JMSXGroupSeq", str(int(env["MsgSeqNumber"])).encode()))
+    if exclude:
+        out = [h for h in out if h[0] not in exclude]
     return out
 
 

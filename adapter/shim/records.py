@@ -25,6 +25,7 @@ test costs no byte on the wire and one comparison per record read.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -39,6 +40,7 @@ from adapter.shim.log import Headers
 from adapter.shim.log import Record as LogRecord
 
 Record = tuple[str, bytes, bytes, Headers | None]  # (topic, key, value, headers)
+Header = tuple[str, bytes | None]
 
 _ID_LEN = 24
 
@@ -90,20 +92,29 @@ def build(
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _property_headers(packed: bytes) -> tuple[frozenset[str], tuple[Header, ...]]:
+    """The property headers of packed properties. Cached: an application usually puts
+    the same properties again and again (one message handle), and unpacking and
+    rendering them is most of what headers cost a put."""
+    names, headers = kafkaheaders.property_headers(propwire.unpack(packed))
+    return names, tuple(headers)
+
+
 def headers_of(env: dict[str, Any]) -> Headers | None:
-    """The Kafka headers of an envelope with properties (None without): its properties
-    and the JMS names of its MQMD, as `kafkaheaders.to_headers` writes them. The
+    """The Kafka headers of an envelope with properties (None without): the JMS names
+    of its MQMD, then its properties, as `kafkaheaders.to_headers` writes them. The
     descriptor headers of a group's or a segment's pieces are those of the first."""
     packed = env.get("Properties")
     if not packed:
         return None
     try:
-        props = propwire.unpack(packed)
+        names, props = _property_headers(bytes(packed))
     except propwire.PropertiesWireError:
         # An old record whose properties cannot be read: the getter reports it; the
         # copy carries the bytes on in the envelope, with no headers.
         return None
-    return kafkaheaders.to_headers(props, kafkaheaders.put_descriptor(env)) or None
+    return kafkaheaders.descriptor_headers(env, names) + list(props)
 
 
 def resend(topic: str, env: dict[str, Any]) -> Record:

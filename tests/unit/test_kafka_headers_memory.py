@@ -404,3 +404,44 @@ def test_headers_give_back_the_typed_properties_put(props: dict) -> None:
     assert {p.name: (p.value, p.type) for p in back.properties} == {
         p.name: (p.value, p.type) for p in mp
     }
+
+
+ids = st.one_of(st.just(C.MQCI_NONE), st.binary(min_size=24, max_size=24))
+
+
+@settings(max_examples=200)
+@given(
+    correl=ids,
+    group=st.binary(min_size=24, max_size=24),
+    priority=st.integers(0, 9),
+    persistence=st.sampled_from([0, 1]),
+    stamp=st.integers(-5, 2**45),
+    user=st.text(max_size=12).filter(lambda s: "\0" not in s),
+    appl=st.text(max_size=28).filter(lambda s: "\0" not in s),
+    flags=st.sampled_from([0, C.MQMF_MSG_IN_GROUP, C.MQMF_LAST_MSG_IN_GROUP, C.MQMF_SEGMENT]),
+    seq=st.integers(1, 1000),
+    own=st.sets(st.sampled_from(kafkaheaders.PUT_DESCRIPTOR_NAMES), max_size=2),
+)
+def test_descriptor_headers_are_what_the_general_mapping_writes(
+    correl, group, priority, persistence, stamp, user, appl, flags, seq, own
+) -> None:
+    """MQPUT's direct descriptor headers equal `to_headers(props, put_descriptor(env))`
+    (the general path through every MQMD field as a property)."""
+    env = {
+        "CorrelId": correl,
+        "GroupId": group,
+        "Priority": priority,
+        "Persistence": persistence,
+        "PutTimestamp": stamp,
+        "UserIdentifier": user,
+        "PutApplName": appl,
+        "MsgFlags": flags,
+        "MsgSeqNumber": seq,
+    }
+    mp = MessageProperties()
+    for name in sorted(own):
+        if name in ("JMSXGroupID", "JMSCorrelationID"):
+            mp.set(name, "mine")
+    names, prop_headers = kafkaheaders.property_headers(mp)
+    direct = kafkaheaders.descriptor_headers(env, names) + prop_headers
+    assert direct == kafkaheaders.to_headers(mp, kafkaheaders.put_descriptor(env))
