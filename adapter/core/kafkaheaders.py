@@ -7,9 +7,11 @@ IBM's connectors (github.com/ibm-messaging/kafka-connect-mq-source and -mq-sink)
   ``mq.jms.properties.copy.to.kafka.headers=true``) makes one header per JMS property,
   named by the property's JMS name (``message.getPropertyNames()``: user properties
   without ``usr.``, the JMSX properties such as ``JMSXGroupID``, ``JMSXUserID``), its
-  value ``String.valueOf`` the property (``addString(key, value.toString())``), which
-  Kafka's default header converter writes as UTF-8 text: ints as decimal text, booleans
-  as ``true``/``false``;
+  value the property as a typed Connect header (``addInt``, ``addBoolean``, ...; older
+  releases ``addString(key, value.toString())``), which Kafka's default header converter
+  (``SimpleHeaderConverter``) writes as UTF-8 text: ints as decimal text, booleans as
+  ``true``/``false``. (It writes a ``byte[]`` -- only the ``JMS_IBM_MQMD_*`` byte
+  fields are one -- as Base64 text; a BYTE_STRING property goes out here as its bytes.)
 - the sink connector (``builders/KafkaToJmsHeaderConverter.java``) sets one JMS property
   per header, by the header's name, a null header value giving a null property, strings
   as they are (and ``JMS_IBM_MQMD_*`` names typed for the MQMD when MQMD writing is on).
@@ -19,8 +21,10 @@ So: a property goes out as a header named `properties.display_name` of it
 value as the connector writes it -- STRING UTF-8, BOOLEAN ``true``/``false``, integers
 decimal, floats their shortest decimal text (``NaN``/``Infinity`` as Java writes them),
 NULL a null header value, BYTE_STRING its raw bytes (JMS has no byte-string property).
-The JMS names of the message descriptor (`properties.descriptor_properties`: JMSPriority,
-JMSDeliveryMode, JMSCorrelationID, JMSTimestamp, ...) go out the same way. Because text
+The JMS names of the message descriptor that MQPUT writes (`PUT_DESCRIPTOR_NAMES`:
+JMSCorrelationID, JMSPriority, JMSDeliveryMode, JMSTimestamp, the JMSX names) go out
+the same way, before the properties (`descriptor_headers`, held equal to the general
+`to_headers(props, put_descriptor(env))`). Because text
 loses the type, one more header, ``mqk.types``, lists ``name=dt`` pairs (the MQRFH2
 ``dt`` names, ``;``-separated) for every property that is not a string; a plain Kafka
 consumer can ignore it, and an MQ getter gets the types back.
