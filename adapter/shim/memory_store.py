@@ -506,6 +506,7 @@ class MemoryQueueState:
                 "lock": {_enc(c): f"{o}|{u}" for c, (o, u) in d.lock.items()},
                 "bo": {_enc(c): n for c, n in d.bo.items()},
                 "depth": d.depth,
+                "native": dict(d.native),
                 "opens": {h: f"{k}|{u}" for h, (k, u) in d.opens.items()},
                 "epoch": d.epoch is not None,
                 "ackpos": d.ackpos,
