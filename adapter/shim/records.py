@@ -136,13 +136,6 @@ def envelope_of(key: bytes | None, value: bytes | None) -> dict[str, Any] | None
     return env if record_key(env["GroupId"], env["MsgId"]) == key else None
 
 
-def read(msg: LogRecord, priority: int, def_persistence: int) -> dict[str, Any]:
-    """The envelope of a record on a queue's topic of `priority`: decoded, or built for
-    a native record (`native_envelope`)."""
-    env = envelope_of(msg.key(), msg.value())
-    return env if env is not None else native_envelope(msg, priority, def_persistence)
-
-
 def native_envelope(msg: LogRecord, priority: int, def_persistence: int) -> dict[str, Any]:
     """The envelope of a native record: its MQMD (core/nativerecord.py), its properties
     packed into ``Properties`` (so every reader sees one shape), its value as the data
