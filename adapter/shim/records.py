@@ -11,8 +11,10 @@ selector and the Spark job alike, and by old records (schema v2) as new ones. A 
 that has properties also carries them as Kafka record headers (core/kafkaheaders.py:
 the names IBM's Kafka connectors use, text values, ``mqk.types`` for the types, and the
 JMS names of `kafkaheaders.PUT_DESCRIPTOR_NAMES`) so a Kafka-native consumer reads them.
-Kafka records cannot change, so the two never disagree; a message without properties
-gets no header at all (a header costs librdkafka about 7 us a record).
+Kafka records cannot change, so the two never disagree. A message without properties
+gets no header at all, and produce() is then called without the headers argument (even
+headers=None costs confluent-kafka about a microsecond); with 5 properties the 10
+headers cost about 5 us to render and 3.5 us of CPU in produce(), measured alone.
 
 Envelope or native. A record is an envelope when its key is the key `record_key` gives
 for the envelope its value decodes to (GroupId, else MsgId: 24 bytes): every record mqk

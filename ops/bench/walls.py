@@ -190,9 +190,8 @@ def _one(r: Row, rows, shape, enc, dec, lua, ping) -> str:
                 "writing them again as Kafka record headers with the MQMD's JMS names, 10 "
                 "headers here (adapter/core/kafkaheaders.py; rendered once per distinct set "
                 "of properties, then cached), which librdkafka copies into every record "
-                "(measured alone: about 5 us for having headers at all, 1.5 us a header). "
-                "Wall: per-property Python work "
-                "and the headers' per-record cost in the client."
+                "(measured alone, CPU time: about 3.5 us for the 10 in produce(), 5 us to "
+                "render the descriptor's). Wall: per-property Python work."
             )
         return (
             f"{mq_us:,.1f} us per call with 5 properties against {raw_us:,.1f} us without: "
