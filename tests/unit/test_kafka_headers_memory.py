@@ -445,3 +445,17 @@ def test_descriptor_headers_are_what_the_general_mapping_writes(
     names, prop_headers = kafkaheaders.property_headers(mp)
     direct = kafkaheaders.descriptor_headers(env, names) + prop_headers
     assert direct == kafkaheaders.to_headers(mp, kafkaheaders.put_descriptor(env))
+
+
+def test_native_record_expires_by_its_jms_expiration(world, qmgr, qmgr_name) -> None:
+    qmgr.define_queue("Q.NX")
+    topic = naming.data_topic(qmgr_name, "Q.NX", 0)
+    now = world.clock.now_ms()
+    produce_native(world, topic, b"stale", [("JMSExpiration", str(now + 500).encode())])
+    produce_native(world, topic, b"fresh", [("JMSExpiration", str(now + 60_000).encode())])
+    produce_native(world, topic, b"forever", [("JMSExpiration", b"0")])
+    world.clock.advance(1.0)  # the first one's lifetime (0.5 s) is over
+    got = drain(pymqi.Queue(qmgr, "Q.NX", IN), options=C.MQGMO_NO_PROPERTIES)
+    assert [d for d, _ in got] == [b"fresh", b"forever"]
+    assert 0 < got[0][1].Expiry <= 600 - 10  # tenths of a second left, as MQ returns it
+    assert got[1][1].Expiry == C.MQEI_UNLIMITED
