@@ -1,7 +1,9 @@
 """`mqk`: queue administration, and the commands other packages contribute.
 
-The library's own verbs are MQSC's: `mqk define` (DEFINE QLOCAL), `mqk alter` (ALTER
-QLOCAL), `mqk delete` (DELETE QLOCAL), `mqk status` (DISPLAY QSTATUS). Other packages
+The library's own verbs are MQSC's: `mqk define` (DEFINE QLOCAL, QMODEL with --model,
+QALIAS with --alias --target), `mqk alter` (ALTER QLOCAL / QALIAS), `mqk delete` (DELETE
+QLOCAL / QMODEL / QALIAS), `mqk status` (DISPLAY QSTATUS), `mqk qmgr` (ALTER / DISPLAY
+QMGR), and the control commands `mqk endmqm [-c|-i]` / `mqk strmqm`. Other packages
 add theirs through the entry-point group `mqk.commands`: each entry names a function
 called with the subparsers, which adds subcommands whose `func` takes the parsed
 arguments and returns the exit status. This repository declares `stack` and `bench`
@@ -21,6 +23,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import adapter.pymqi as pymqi
+from adapter import config
+from adapter.shim.redis_store import RedisStore
+from adapter.shim.runstate import end_queue_manager, start_queue_manager
+from adapter.shim.store import StateStore
 
 COMMAND_GROUP = "mqk.commands"
 
@@ -34,6 +40,16 @@ def _admin(args: argparse.Namespace) -> int:
                 attrs = {k: v for k, v in vars(args).items() if k in _ATTRS and v is not None}
                 if args.defsopt:
                     attrs["def_input_exclusive"] = args.defsopt == "EXCL"
+                if args.target is not None and args.targq is not None:
+                    raise ValueError("TARGQ is the old name of TARGET: give one of them")
+                target = args.target if args.target is not None else args.targq
+                if args.alias:  # DEFINE QALIAS: MQOPEN of it opens its TARGET
+                    if args.model:
+                        raise ValueError("--alias and --model are two queue types")
+                    attrs["queue_type"] = pymqi.CMQC.MQQT_ALIAS
+                    attrs["target"] = target or ""
+                elif target is not None:
+                    raise ValueError("--target is an attribute of an alias queue (--alias)")
                 if args.model:  # DEFINE QMODEL: MQOPEN of it creates dynamic queues
                     attrs["queue_type"] = pymqi.CMQC.MQQT_MODEL
                     attrs["definition_type"] = _DEFTYPES[args.deftype or "TEMPDYN"]
@@ -43,9 +59,19 @@ def _admin(args: argparse.Namespace) -> int:
                 print(f"AMQ8006I: IBM MQ queue created: {qdef.name}")
             elif args.command == "alter":
                 attrs = {k: v for k, v in vars(args).items() if k in _ALTER and v is not None}
+                if args.target is not None and args.targq is not None:
+                    raise ValueError("TARGQ is the old name of TARGET: give one of them")
+                target = args.target if args.target is not None else args.targq
+                if target is not None:
+                    attrs["target"] = target
                 if not attrs:
-                    raise ValueError("nothing to alter: give --get and/or --put")
-                qm.alter_queue(args.queue, **attrs)
+                    raise ValueError("nothing to alter: give an attribute to change")
+                try:
+                    qm.alter_queue(args.queue, force=args.force, **attrs)
+                except pymqi.MQMIError as err:
+                    if err.reason == pymqi.CMQC.MQRCCF_OBJECT_OPEN_FORCE:
+                        print("AMQ8148E: IBM MQ object in use.", file=sys.stderr)
+                    raise
                 print(f"AMQ8008I: IBM MQ queue changed: {args.queue}")
             elif args.command == "delete":
                 try:
@@ -59,6 +85,9 @@ def _admin(args: argparse.Namespace) -> int:
             else:
                 st = qm.queue_status(args.queue)
                 a = st["attributes"]
+                if a.get("queue_type", 1) == pymqi.CMQC.MQQT_ALIAS:
+                    print(_alias_status(st["queue"], a))
+                    return 0
                 model = a.get("queue_type", 1) == pymqi.CMQC.MQQT_MODEL
                 deftype = {v: k for k, v in _DEFTYPES.items()}.get(a.get("definition_type"))
                 print(
@@ -86,6 +115,91 @@ def _admin(args: argparse.Namespace) -> int:
     return 0
 
 
+# ALTER QMGR's MQSC names -> QMgrDef attributes.
+_QMGR_ATTRS = {
+    "deadq": "dead_letter_q",
+    "defxmitq": "def_xmit_q",
+    "descr": "description",
+    "maxhands": "max_handles",
+    "maxumsgs": "max_uncommitted_msgs",
+    "maxmsgl": "max_msg_length",
+}
+
+
+def _qmgr(args: argparse.Namespace) -> int:
+    """ALTER QMGR when attributes are given, then DISPLAY QMGR, in runmqsc's words."""
+    changes = {
+        attr: getattr(args, mqsc)
+        for mqsc, attr in _QMGR_ATTRS.items()
+        if getattr(args, mqsc) is not None
+    }
+    try:
+        qm = pymqi.connect(args.qmgr)
+        try:
+            if changes:
+                qm.alter_qmgr(**changes)
+                print("AMQ8005I: IBM MQ queue manager changed.")
+            d = qm.get_handle().qmgr_def()
+        finally:
+            qm.disconnect()
+    except (pymqi.MQMIError, ValueError) as err:
+        print(f"mqk: qmgr {args.qmgr}: {err}", file=sys.stderr)
+        return 1 if isinstance(err, pymqi.MQMIError) else 2
+    print("AMQ8408I: Display Queue Manager details.")
+    print(
+        f"   QMNAME({args.qmgr}) DEADQ({d.dead_letter_q}) DEFXMITQ({d.def_xmit_q}) "
+        f"DESCR({d.description}) MAXHANDS({d.max_handles}) MAXMSGL({d.max_msg_length}) "
+        f"MAXPRTY(9) MAXUMSGS({d.max_uncommitted_msgs}) SYNCPT"
+    )
+    return 0
+
+
+def _alias_status(name: str, a: dict) -> str:
+    """DISPLAY QALIAS's words for an alias queue's attributes."""
+    return (
+        f"QUEUE({name}) TYPE(QALIAS) TARGET({a['target']}) TARGTYPE(QUEUE) "
+        f"DEFPSIST({'YES' if a['def_persistence'] else 'NO'}) DEFPRTY({a['def_priority']}) "
+        f"GET({'DISABLED' if a['get_inhibited'] else 'ENABLED'}) "
+        f"PUT({'DISABLED' if a['put_inhibited'] else 'ENABLED'}) "
+        f"DESCR({a.get('description', '')})"
+    )
+
+
+def _control_store(qmgr: str) -> StateStore:
+    """The state store the control commands write the run state to (no MQCONN: a
+    quiescing queue manager refuses new connections, strmqm must still work)."""
+    return RedisStore(config.endpoints().redis_url, qmgr)
+
+
+def _endmqm(args: argparse.Namespace) -> int:
+    """endmqm -c (quiesce, the default) / -i (immediate), in endmqm's words."""
+    store = _control_store(args.qmgr)
+    try:
+        end_queue_manager(store, immediate=args.immediate)
+    finally:
+        store.close()
+    if args.immediate:
+        print(f"IBM MQ queue manager '{args.qmgr}' ending.")
+        print(f"IBM MQ queue manager '{args.qmgr}' ended.")
+    else:
+        print(
+            "Quiesce request accepted. The queue manager will stop when all outstanding "
+            "work is complete."
+        )
+    return 0
+
+
+def _strmqm(args: argparse.Namespace) -> int:
+    """strmqm: the queue manager runs again (new connections, no more 2161/2162)."""
+    store = _control_store(args.qmgr)
+    try:
+        start_queue_manager(store)
+    finally:
+        store.close()
+    print(f"IBM MQ queue manager '{args.qmgr}' started.")
+    return 0
+
+
 _DEFTYPES = {
     "PREDEFINED": pymqi.CMQC.MQQDT_PREDEFINED,
     "PERMDYN": pymqi.CMQC.MQQDT_PERMANENT_DYNAMIC,
@@ -104,10 +218,13 @@ _ATTRS = {
     "backout_requeue_q",
     "shareable",
     "def_input_exclusive",
+    "description",
+    "get_inhibited",
+    "put_inhibited",
 }
 
 
-_ALTER = {"get_inhibited", "put_inhibited"}
+_ALTER = {"get_inhibited", "put_inhibited", "description", "def_priority", "def_persistence"}
 
 
 def _enabled(value: str) -> bool:
@@ -115,6 +232,21 @@ def _enabled(value: str) -> bool:
     if value.upper() not in ("ENABLED", "DISABLED"):
         raise argparse.ArgumentTypeError(f"ENABLED or DISABLED, not {value!r}")
     return value.upper() == "DISABLED"
+
+
+def _inhibit_and_alias_arguments(p: argparse.ArgumentParser) -> None:
+    """GET / PUT, DESCR and an alias's TARGET (TARGQ, its old name), for define and alter."""
+    for flag, dest, mqsc in (("--get", "get_inhibited", "GET"), ("--put", "put_inhibited", "PUT")):
+        p.add_argument(
+            flag,
+            dest=dest,
+            type=_enabled,
+            metavar="ENABLED|DISABLED",
+            help=f"{mqsc}(DISABLED) refuses every MQ{mqsc} on the queue at once, open handles too",
+        )
+    p.add_argument("--descr", dest="description", help="DESCR: a description (64 at most)")
+    p.add_argument("--target", help="TARGET of an alias queue: the queue it resolves to")
+    p.add_argument("--targq", help="TARGQ: the old name of --target")
 
 
 def command_groups() -> dict[str, str]:
@@ -160,7 +292,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser(
-        "define", help="DEFINE QLOCAL (a queue and its priority topics) or QMODEL (--model)"
+        "define",
+        help="DEFINE QLOCAL (a queue and its priority topics), QMODEL (--model) or "
+        "QALIAS (--alias --target Q)",
     )
     p.add_argument("qmgr")
     p.add_argument("queue")
@@ -201,19 +335,25 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["TEMPDYN", "PERMDYN"],
         help="DEFTYPE of a model queue: what its dynamic queues are (default TEMPDYN, as MQ)",
     )
+    p.add_argument(
+        "--alias",
+        action="store_true",
+        help="DEFINE QALIAS: an alias queue, whose MQOPEN opens its --target",
+    )
+    _inhibit_and_alias_arguments(p)
     p.add_argument("--replace", action="store_true")
     p.set_defaults(func=_admin)
-    p = sub.add_parser("alter", help="ALTER QLOCAL: change an existing queue's attributes")
+    p = sub.add_parser("alter", help="ALTER QLOCAL / QALIAS: change an existing queue's attributes")
     p.add_argument("qmgr")
     p.add_argument("queue")
-    for flag, dest, mqsc in (("--get", "get_inhibited", "GET"), ("--put", "put_inhibited", "PUT")):
-        p.add_argument(
-            flag,
-            dest=dest,
-            type=_enabled,
-            metavar="ENABLED|DISABLED",
-            help=f"{mqsc}(DISABLED) refuses every MQ{mqsc} on the queue at once, open handles too",
-        )
+    p.add_argument("--def-persistence", dest="def_persistence", type=int, choices=[0, 1])
+    p.add_argument("--def-priority", dest="def_priority", type=int)
+    _inhibit_and_alias_arguments(p)
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="FORCE: change the TARGET of an alias some application has open",
+    )
     p.set_defaults(func=_admin)
     p = sub.add_parser("delete", help="DELETE QLOCAL / QMODEL (refused while the queue is open)")
     p.add_argument("qmgr")
@@ -224,6 +364,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("qmgr")
     p.add_argument("queue")
     p.set_defaults(func=_admin)
+
+    p = sub.add_parser("qmgr", help="DISPLAY QMGR, or ALTER QMGR when attributes are given")
+    p.add_argument("qmgr")
+    p.add_argument("--deadq", help="DEADQ: the dead-letter queue (a local queue; '' for none)")
+    p.add_argument("--defxmitq", help="DEFXMITQ: the default transmission queue")
+    p.add_argument("--descr", help="DESCR")
+    p.add_argument("--maxhands", type=int, help="MAXHANDS: open handles per connection")
+    p.add_argument("--maxumsgs", type=int, help="MAXUMSGS: messages in one unit of work")
+    p.add_argument("--maxmsgl", type=int, help="MAXMSGL: the queue manager's largest message")
+    p.set_defaults(func=_qmgr)
+
+    p = sub.add_parser("endmqm", help="endmqm: quiesce (-c) or end at once (-i) a queue manager")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("-c", dest="immediate", action="store_false", help="controlled (quiesce)")
+    mode.add_argument("-i", dest="immediate", action="store_true", help="immediate")
+    p.add_argument("qmgr")
+    p.set_defaults(func=_endmqm, immediate=False)
+    p = sub.add_parser("strmqm", help="strmqm: the queue manager runs again after endmqm")
+    p.add_argument("qmgr")
+    p.set_defaults(func=_strmqm)
 
     for name, value in command_groups().items():
         add = _load_group(name, value)

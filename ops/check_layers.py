@@ -9,11 +9,12 @@ read with `ast`, at module level and inside functions alike. The rules:
   a  no import cycle among those modules (imports under `if TYPE_CHECKING:` do not count
      here: they never run);
   b  adapter.core (the pure rules) imports nothing of adapter.shim, adapter.pymqi,
-     adapter.cli, adapter.testing, ops, streaming;
-  c  adapter.shim (the engine) imports nothing of adapter.pymqi, adapter.cli,
-     adapter.testing, ops, streaming;
+     adapter.ibmmq, adapter.cli, adapter.tools, adapter.testing, ops, streaming;
+  c  adapter.shim (the engine) imports nothing of adapter.pymqi, adapter.ibmmq,
+     adapter.cli, adapter.tools, adapter.testing, ops, streaming;
   d  streaming imports adapter.pymqi only in demo.py, workloads.py and bench.py (the job
-     works on the engine and the core, applications use the API);
+     works on the engine and the core, applications use the API), adapter.ibmmq never;
+     adapter.pymqi imports nothing of adapter.ibmmq (the ibmmq face is built on it);
   e  the rest of adapter (the CLI, the pytest plugin, ...) imports ops or streaming only
      lazily, inside a function, on a line marked `# optional: <why>`;
   f  adapter.shim and adapter.core import at module level only: an import inside a
@@ -41,12 +42,22 @@ PROJECT = ("adapter", "streaming", "ops")
 CORE_MUST_NOT = (
     "adapter.shim",
     "adapter.pymqi",
+    "adapter.ibmmq",
     "adapter.cli",
+    "adapter.tools",
     "adapter.testing",
     "ops",
     "streaming",
 )
-SHIM_MUST_NOT = ("adapter.pymqi", "adapter.cli", "adapter.testing", "ops", "streaming")
+SHIM_MUST_NOT = (
+    "adapter.pymqi",
+    "adapter.ibmmq",
+    "adapter.cli",
+    "adapter.tools",
+    "adapter.testing",
+    "ops",
+    "streaming",
+)
 PYMQI_IN_STREAMING = ("streaming.demo", "streaming.workloads", "streaming.bench")
 OPTIONAL = re.compile(r"#\s*optional:\s*\S")
 
@@ -338,6 +349,10 @@ def layer_problems(imp: Import) -> list[Problem]:
     pymqi_user = src in PYMQI_IN_STREAMING
     if within(src, "streaming") and not pymqi_user and within(dst, "adapter.pymqi"):
         problem("d", f"{src} imports {dst}{_kind(imp)} (the job uses the engine and the core)")
+    if within(src, "streaming") and within(dst, "adapter.ibmmq"):
+        problem("d", f"{src} imports {dst}{_kind(imp)} (the job uses the engine and the core)")
+    if within(src, "adapter.pymqi") and within(dst, "adapter.ibmmq"):
+        problem("d", f"{src} imports {dst}{_kind(imp)} (the ibmmq face is built on pymqi's)")
     if imp.in_function and not imp.optional:
         layer = _first_within(src, ("adapter.shim", "adapter.core"))
         if layer:

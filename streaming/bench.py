@@ -231,6 +231,8 @@ def run(
     spark = spark or build_session("mqk-bench")
     qm = pymqi.connect(qmgr)
     queue = "BENCH.SEGMENTS"
+    # A queue's MAXMSGL may not exceed the queue manager's (DEFINE QLOCAL MAXMSGL).
+    qm.alter_qmgr(max_msg_length=100 * 1024 * 1024)
     qm.define_queue(
         queue, max_depth=100_000_000, segment_size=size, max_msg_length=100 * 1024 * 1024
     )

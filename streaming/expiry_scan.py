@@ -61,7 +61,7 @@ class ExpiryScanner:
         result = ScanResult(name)
         conn = self.conn
         qdef = conn.lookup_queue(name, refresh=True)
-        if qdef is None:
+        if qdef is None or not qdef.has_storage:  # gone, or a model / alias: no messages
             reader = self._readers.pop(name, None)
             if reader is not None:
                 reader.close()

@@ -4,19 +4,19 @@ A discard goes through the queue's consumption state (the engine's claims), so a
 expired message is discarded -- and reported -- once, whoever meets it first (an MQGET,
 the expiry scan, or this job), and never returned by a later MQGET.
 
-The report is built by the engine's own report builder (adapter.shim.reports: MQPUT's
-rules and record builder) and returned as Kafka records, so the job writes it in the
-same transaction as its other outputs: a report is then put exactly once even when the
-job dies between two systems.
+The report is built by the engine's own report builder (adapter.shim.reports: the rules
+core's report MQMD, routed to the ReplyToQ or the dead-letter queue) and returned as
+Kafka records, so the job writes it in the same transaction as its other outputs: a
+report is then put exactly once even when the job dies between two systems.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from adapter.shim import reports
 from adapter.shim.connection import Connection
 from adapter.shim.records import Record
+from adapter.shim.reports import Kind
 from adapter.shim.store import NoEpochError, QueueState
 
 # An expired message this job locked stays hidden from getters until the transaction
@@ -29,10 +29,10 @@ __all__ = ["DISCARD_LEASE_MS", "Record", "consume_locked", "lock_expired", "repo
 
 
 def report_records(conn: Connection, original: dict[str, Any]) -> tuple[str, list[Record]]:
-    """(reply queue, records) of the expiration report `original` asked for."""
-    return reports.expiry_report(
-        original, conn.qmgr, conn.lookup_queue, conn.new_msg_id, conn.clock.now_ms()
-    )
+    """(queue, records) of the expiration report `original` asked for: its ReplyToQ,
+    or the dead-letter queue when that cannot take it; ("", []) for none."""
+    delivery = conn.services.reports.report(original, Kind.EXPIRATION)
+    return ("", []) if delivery is None else (delivery.queue, delivery.records)
 
 
 def _with_state(conn: Connection, queue: str, call):

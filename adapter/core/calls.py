@@ -57,6 +57,9 @@ class PutResult:
 
     md: dict[str, Any] | None
     warning: int | None = None
+    # The properties the message was put with (propwire form) when the put read some out
+    # of an application MQRFH2; None: those of the request (PMO NewMsgHandle shows them).
+    properties: bytes | None = None
 
 
 @dataclass(slots=True)

@@ -10,13 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
+from adapter.core import reports
 from adapter.core.model import Item
 
 MS_PER_TENTH = 100
-REPORT_DATA_BYTES = 100  # MQRO_*_WITH_DATA: the first 100 bytes of application data
-
-_WITH_DATA_BIT = C.MQRO_EXPIRATION_WITH_DATA & ~C.MQRO_EXPIRATION
-_WITH_FULL_DATA_BIT = C.MQRO_EXPIRATION_WITH_FULL_DATA & ~C.MQRO_EXPIRATION_WITH_DATA
 
 
 def validate_expiry(expiry: int) -> int | None:
@@ -69,25 +66,18 @@ def remaining_tenths(put_ms: int, expiry_tenths: int, now_ms: int) -> int:
 
 def wants_expiry_report(report: int) -> bool:
     """One of the MQRO_EXPIRATION* options is set (they all contain MQRO_EXPIRATION)."""
-    return bool(report & C.MQRO_EXPIRATION)
+    return reports.wants(report, reports.Kind.EXPIRATION)
 
 
 def report_data_limit(report: int) -> int | None:
     """Bytes of the original's data the expiration report carries: 0, 100, or None
     for all of it (MQRO_EXPIRATION / _WITH_DATA / _WITH_FULL_DATA)."""
-    if not wants_expiry_report(report):
-        return 0
-    if report & _WITH_FULL_DATA_BIT:
-        return None
-    if report & _WITH_DATA_BIT:
-        return REPORT_DATA_BYTES
-    return 0
+    return reports.data_limit(report, reports.Kind.EXPIRATION)
 
 
 def report_data(payload: bytes, report: int) -> bytes:
     """The part of the original payload to put in the expiration report."""
-    limit = report_data_limit(report)
-    return bytes(payload) if limit is None else bytes(payload[:limit])
+    return reports.report_data(payload, report, reports.Kind.EXPIRATION)
 
 
 def _as_md(original: Item | Mapping[str, Any]) -> Mapping[str, Any]:
@@ -114,44 +104,8 @@ def expiry_report_fields(
     new_msg_id: bytes | None = None,
 ) -> dict[str, Any]:
     """MQMD fields of the expiration report for `original` (an Item or a dict with
-    MQMD field names), plus `data_limit` (see `report_data_limit`).
-
-    MsgId: the original's with MQRO_PASS_MSG_ID, else `new_msg_id`, or MQMI_NONE so
-    the put generates one. CorrelId: the original's with MQRO_PASS_CORREL_ID, else the
-    original MsgId (MQRO_COPY_MSG_ID_TO_CORREL_ID, the default). Priority,
-    Persistence and the group/segment fields are the original's, so reports on
-    segments can themselves be reassembled. The report goes to the original's
-    ReplyToQ / ReplyToQMgr. Its Report and Expiry are reset, except that
-    MQRO_PASS_DISCARD_AND_EXPIRY passes MQRO_DISCARD_MSG on; the original has no
-    lifetime left to pass, so Expiry is unlimited.
-    """
-    md = _as_md(original)
-    if report is None:
-        report = int(md.get("Report", C.MQRO_NONE))
-    msg_id = md.get("MsgId", C.MQMI_NONE)
-    limit = report_data_limit(report)
-    fields: dict[str, Any] = {
-        "MsgType": C.MQMT_REPORT,
-        "Feedback": C.MQFB_EXPIRATION,
-        "MsgId": msg_id if report & C.MQRO_PASS_MSG_ID else (new_msg_id or C.MQMI_NONE),
-        "CorrelId": md.get("CorrelId", C.MQCI_NONE) if report & C.MQRO_PASS_CORREL_ID else msg_id,
-        "Report": report & C.MQRO_DISCARD_MSG
-        if report & C.MQRO_PASS_DISCARD_AND_EXPIRY
-        else C.MQRO_NONE,
-        "Expiry": C.MQEI_UNLIMITED,
-        "Priority": md.get("Priority", C.MQPRI_PRIORITY_AS_Q_DEF),
-        "Persistence": md.get("Persistence", C.MQPER_PERSISTENCE_AS_Q_DEF),
-        "GroupId": md.get("GroupId", C.MQGI_NONE),
-        "MsgSeqNumber": md.get("MsgSeqNumber", 1),
-        "Offset": md.get("Offset", 0),
-        "MsgFlags": md.get("MsgFlags", C.MQMF_NONE),
-        "OriginalLength": md.get("OriginalLength", C.MQOL_UNDEFINED),
-        "data_limit": limit,
-    }
-    if "ReplyToQ" in md:
-        fields["destination"] = (md["ReplyToQ"], md.get("ReplyToQMgr", b""))
-    if limit == 0:
-        fields["Format"] = C.MQFMT_NONE
-    elif "Format" in md:
-        fields["Format"] = md["Format"]
-    return fields
+    MQMD field names): `adapter.core.reports.report_fields` for Kind.EXPIRATION (the
+    original has no lifetime left to pass, so the report's Expiry is unlimited)."""
+    return reports.report_fields(
+        _as_md(original), reports.Kind.EXPIRATION, report, new_msg_id=new_msg_id
+    )

@@ -230,6 +230,9 @@ def check_request(cursor: GetCursor, req: GetRequest) -> tuple[int, int] | None:
 
     if _options_error(req.options):
         return fail(C.MQRC_OPTIONS_ERROR)
+    if req.options & C.MQGMO_PROPERTIES_IN_HANDLE and not req.msg_handle:
+        # "If no message handle is provided the call fails with reason MQRC_HMSG_ERROR."
+        return fail(C.MQRC_HMSG_ERROR)
     if req.logical:
         if req.gmo_version < C.MQGMO_VERSION_2:
             return fail(C.MQRC_WRONG_GMO_VERSION)

@@ -9,8 +9,12 @@ and the queue attribute PropertyControl (PROPCTL),
 https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=queues-propertycontrol-mqlong:
 COMPAT delivers every property in an MQRFH2 when the message has one in the mcd, jms,
 usr or mqext folder and none otherwise; NONE none; ALL and FORCE every one in an MQRFH2;
-V6COMPAT as it was put (here: as COMPAT, the MQRFH2 a version-6 application put being
-part of its data already).
+V6COMPAT: "Any application MQRFH2 header is received as it was sent", and properties set
+with MQSETMP are not added to it. On a V6COMPAT queue the put leaves the application's
+MQRFH2 unread (adapter/core/putprops.py), so it is part of the data; MQSETMP properties
+then go as under COMPAT, in an MQRFH2 of their own (`insert_properties`, no merge).
+MQGMO_PROPERTIES_IN_HANDLE without a handle is MQRC_HMSG_ERROR, decided before any
+message is looked at (`getrules.check_request`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ from collections.abc import Iterable
 from enum import Enum
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
+from adapter.core.errors import MQMIError
+from adapter.core.properties import Property
+from adapter.core.rfh2 import Folder, Rfh2, decode_header, encode_header, folders_from_properties
 
 PROPCTL_VALUES = (
     C.MQPROP_COMPATIBILITY,
@@ -73,3 +80,41 @@ def delivery(
     if propctl == C.MQPROP_ALL:
         return Delivery.RFH2
     return _compat(qualified_names)
+
+
+def insert_properties(
+    props: Iterable[Property],
+    data: bytes,
+    fmt: bytes,
+    encoding: int,
+    ccsid: int,
+    merge: bool = True,
+) -> tuple[bytes, bytes, int, int]:
+    """`data` (described by `fmt`, `encoding`, `ccsid`) with `props` in an MQRFH2: with
+    `merge`, added to the last MQRFH2 of the chain it starts with, as MQ "attempts to
+    minimize the impact of adding properties to a message by merging message properties
+    into an existing MQRFH2 header" (IBM, "Generation of MQRFH2 headers"); else, or when
+    it starts with none, in a new MQRFH2 in front. Returns the data and the Format,
+    Encoding and CodedCharSetId that now describe it."""
+    folders = folders_from_properties(props)
+    if not folders:
+        return data, fmt, encoding, ccsid
+    fmt = bytes(fmt)[:8].ljust(8, b" ")
+    if merge and fmt == C.MQFMT_RF_HEADER_2:
+        try:
+            return _merge_last(folders, data, encoding), fmt, encoding, ccsid
+        except MQMIError:
+            pass  # not a chain this reads (stored before puts were checked): a new header
+    header = Rfh2(folders, encoding, ccsid or 1208, fmt)
+    return encode_header(header) + data, C.MQFMT_RF_HEADER_2, C.MQENC_NATIVE, 1208
+
+
+def _merge_last(folders: list[Folder], data: bytes, encoding: int) -> bytes:
+    pos = 0
+    while True:
+        header, length = decode_header(data[pos:], encoding)
+        if bytes(header.format)[:8].ljust(8, b" ") != C.MQFMT_RF_HEADER_2:
+            break
+        pos, encoding = pos + length, header.encoding
+    header.folders = header.folders + folders
+    return data[:pos] + encode_header(header, encoding) + data[pos + length :]

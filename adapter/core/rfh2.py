@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
-from adapter.core.errors import fail
+from adapter.core.errors import MQMIError, fail
 from adapter.core.properties import MessageProperties, Property, float_text, normalise_value
 
 __all__ = [
@@ -56,12 +56,16 @@ __all__ = [
     "Rfh2",
     "build_message",
     "decode_chain",
+    "decode_fixed",
     "decode_header",
+    "encode_fixed",
+    "encode_folders",
     "encode_header",
     "folders_from_properties",
     "is_big_endian",
     "parse_message",
     "properties_from_folders",
+    "restricted_format_error",
 ]
 
 FIXED = C.MQRFH_STRUC_LENGTH_FIXED_2  # 36
@@ -104,7 +108,9 @@ def _codec(ccsid: int) -> str:
         return "latin-1"
     if ccsid in (437, 850):
         return f"cp{ccsid}"
-    raise fail(C.MQRC_RFH_ERROR)
+    # NameValueCCSID must be 1200, 13488, 17584 or 1208 (IBM's NameValueCCSID page): the
+    # folders of another cannot be read as properties.
+    raise fail(C.MQRC_RFH_FORMAT_ERROR)
 
 
 @dataclass(frozen=True)
@@ -137,28 +143,62 @@ def _pad(data: bytes) -> bytes:
     return data + b" " * (-len(data) % 4)
 
 
-def encode_header(header: Rfh2, int_encoding: int = C.MQENC_NATIVE) -> bytes:
-    """The bytes of `header`, integers in `int_encoding` (the structure before it)."""
+def encode_fixed(
+    header: Rfh2,
+    struc_length: int,
+    int_encoding: int = C.MQENC_NATIVE,
+    struc_id: bytes = C.MQRFH_STRUC_ID,
+    version: int = C.MQRFH_VERSION_2,
+) -> bytes:
+    """The 36-byte fixed part of `header` with this StrucLength (and StrucId, Version:
+    an application's RFH2 structure may carry any), integers in `int_encoding`."""
+    order = ">" if is_big_endian(int_encoding) else "<"
+    return struct.pack(
+        order + "4siiii8sii",
+        bytes(struc_id)[:4].ljust(4, b" "),
+        version,
+        struc_length,
+        header.encoding,
+        header.ccsid,
+        bytes(header.format)[:8].ljust(8, b" "),
+        header.flags,
+        header.name_value_ccsid,
+    )
+
+
+def encode_folders(header: Rfh2, int_encoding: int = C.MQENC_NATIVE) -> bytes:
+    """The NameValueLength + NameValueData pairs of `header`, each folder blank-padded
+    to a multiple of 4 bytes."""
     order = ">" if is_big_endian(int_encoding) else "<"
     codec = _codec(header.name_value_ccsid)
     parts = []
     for folder in header.folders:
         data = _pad(folder.xml.encode(codec, "surrogatepass"))
         parts.append(struct.pack(order + "i", len(data)) + data)
-    body = b"".join(parts)
-    fmt = bytes(header.format)[:8].ljust(8, b" ")
-    fixed = struct.pack(
-        order + "4siiii8sii",
-        C.MQRFH_STRUC_ID,
-        C.MQRFH_VERSION_2,
-        FIXED + len(body),
-        header.encoding,
-        header.ccsid,
-        fmt,
-        header.flags,
-        header.name_value_ccsid,
+    return b"".join(parts)
+
+
+def encode_header(header: Rfh2, int_encoding: int = C.MQENC_NATIVE) -> bytes:
+    """The bytes of `header`, integers in `int_encoding` (the structure before it)."""
+    body = encode_folders(header, int_encoding)
+    return encode_fixed(header, FIXED + len(body), int_encoding) + body
+
+
+def decode_fixed(data: bytes, int_encoding: int | None = None) -> tuple[Rfh2, int, bool]:
+    """The 36-byte fixed part of the MQRFH2 at the start of `data`: the header without
+    folders, its StrucLength and whether its integers are big-endian. `int_encoding` is
+    the Encoding of the structure before it; None guesses it from the Version field (as
+    ibmmq's RFH2.unpack does). 2334 for a StrucId or Version that is wrong."""
+    if len(data) < FIXED or data[:4] != C.MQRFH_STRUC_ID:
+        raise fail(C.MQRC_RFH_ERROR)
+    big = data[4:5] == b"\0" if int_encoding is None else is_big_endian(int_encoding)
+    order = ">" if big else "<"
+    _sid, version, length, encoding, ccsid, fmt, flags, nv_ccsid = struct.unpack(
+        order + "4siiii8sii", data[:FIXED]
     )
-    return fixed + body
+    if version != C.MQRFH_VERSION_2:
+        raise fail(C.MQRC_RFH_ERROR)
+    return Rfh2([], encoding, ccsid, fmt, flags, nv_ccsid), length, big
 
 
 def decode_header(data: bytes, int_encoding: int | None = None) -> tuple[Rfh2, int]:
@@ -168,15 +208,11 @@ def decode_header(data: bytes, int_encoding: int | None = None) -> tuple[Rfh2, i
     Version field (as ibmmq's RFH2.unpack does). 2334 MQRC_RFH_ERROR when the fixed part
     or the lengths are wrong.
     """
-    if len(data) < FIXED or data[:4] != C.MQRFH_STRUC_ID:
+    header, length, big = decode_fixed(data, int_encoding)
+    if length < FIXED or length > len(data):
         raise fail(C.MQRC_RFH_ERROR)
-    big = data[4:5] == b"\0" if int_encoding is None else is_big_endian(int_encoding)
     order = ">" if big else "<"
-    _sid, version, length, encoding, ccsid, fmt, flags, nv_ccsid = struct.unpack(
-        order + "4siiii8sii", data[:FIXED]
-    )
-    if version != C.MQRFH_VERSION_2 or length < FIXED or length > len(data):
-        raise fail(C.MQRC_RFH_ERROR)
+    nv_ccsid = header.name_value_ccsid
     codec = _codec(nv_ccsid)
     folders = []
     pos = FIXED
@@ -195,7 +231,7 @@ def decode_header(data: bytes, int_encoding: int | None = None) -> tuple[Rfh2, i
         text = text.rstrip(" \0")
         if text:
             folders.append(Folder(text))
-    header = Rfh2(folders, encoding, ccsid, fmt, flags, nv_ccsid)
+    header.folders = folders
     return header, length
 
 
@@ -347,14 +383,44 @@ def _value_of(element: _Element) -> tuple[int, Any]:
         raise fail(C.MQRC_RFH_FORMAT_ERROR) from exc
 
 
-def _walk(element: _Element, prefix: str, out: MessageProperties) -> None:
+_SQL_KEYWORDS = frozenset(
+    ("NULL", "TRUE", "FALSE", "NOT", "AND", "OR", "BETWEEN", "LIKE", "IN", "IS", "ESCAPE")
+)
+
+
+def _accessible(folder: str, element: str) -> bool:
+    """IBM "MQRFH2 folder restrictions": an element named with a period, or in ``usr``
+    one named ``JMS...`` or after an SQL keyword, does not stop the MQRFH2 being read but
+    is no property the MQI can reach."""
+    if "." in element:
+        return False
+    return folder != "usr" or not (element.startswith("JMS") or element.upper() in _SQL_KEYWORDS)
+
+
+def _render(element: _Element) -> str:
+    attrs = "".join(f" {k}='{_escape(v)}'" for k, v in element.attrs.items())
+    inner = _escape(element.text) + "".join(_render(c) for c in element.children)
+    return f"<{element.name}{attrs}>{inner}</{element.name}>"
+
+
+def _walk(element: _Element, prefix: str, folder: str, out: MessageProperties) -> _Element | None:
+    """Adds the properties under `element` to `out`; returns what of it is no property
+    (the elements `_accessible` refuses, inside their groups), or None."""
+    kept = []
     for child in element.children:
+        if not _accessible(folder, child.name):
+            kept.append(child)
+            continue
         name = f"{prefix}.{child.name}"
         if child.children:
-            _walk(child, name, out)
+            rest = _walk(child, name, folder, out)
+            if rest is not None:
+                kept.append(rest)
         else:
             ptype, value = _value_of(child)
-            out.add(Property(name, ptype, value))
+            if name not in out:  # the first one, closest to the head of the message, wins
+                out.add(Property(name, ptype, value))
+    return _Element(element.name, element.attrs, "", kept) if kept else None
 
 
 def properties_from_folders(
@@ -362,18 +428,46 @@ def properties_from_folders(
 ) -> tuple[MessageProperties, list[Folder]]:
     """The properties held in `folders` and the folders that hold none (kept as they are).
 
-    Names are stored as `properties.qualified_name` has them (``usr.X``, ``jms.Cid``);
-    a property seen twice keeps its last value.
+    Names are stored as `properties.qualified_name` has them (``usr.X``, ``jms.Cid``).
+    A property met twice keeps the value closest to the head of the message, the first
+    (IBM, "MQRFH2 element name conflicts"); `into` may already hold properties that win.
+    Elements of a property folder that cannot be properties stay behind in a folder of
+    the same name holding only them.
     """
     props = into if into is not None else MessageProperties()
     others = []
     for folder in folders:
         root = _parse_folder(folder)
         if _is_property_folder(root):
-            _walk(root, root.name, props)
+            rest = _walk(root, root.name, root.name, props)
+            if rest is not None:
+                others.append(Folder(_render(rest)))
         else:
             others.append(folder)
     return props, others
+
+
+_OTHER_SPACE = re.compile(r"[^\S ]")  # white space other than U+0020
+
+
+def restricted_format_error(folder: Folder) -> bool:
+    """True for an ``mq`` folder not in the restricted form IBM requires of it (2527
+    MQRC_RFH_RESTRICTED_FORMAT_ERR on MQPUT): names of single-byte UTF-8 characters, no
+    groups, no value that needs escaping, no white space but U+0020, no ``content``
+    attribute on the folder tag, no null value. Other folders: False. A folder that
+    cannot be read at all is `properties_from_folders`' 2421, not this."""
+    try:
+        root = _parse_folder(folder)
+    except MQMIError:
+        return False
+    if root.name != "mq":
+        return False
+    if "content" in root.attrs or "&" in folder.xml or _OTHER_SPACE.search(folder.xml.strip()):
+        return True
+    for child in root.children:
+        if child.children or child.attrs.get("xsi:nil") == "true" or not child.name.isascii():
+            return True
+    return False
 
 
 def _text_of(prop: Property) -> str:

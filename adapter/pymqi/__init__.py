@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from adapter.core import cmqc as _C
-from adapter.core import propwire
+from adapter.core import propwire, putprops
 from adapter.core.calls import GetRequest, PutRequest
 from adapter.core.connrules import connect_options_error
 from adapter.core.dynamic import DEFAULT_DYNAMIC_Q_NAME
@@ -21,9 +21,13 @@ from adapter.core.model import id24
 from adapter.core.openrules import put1_open_options
 from adapter.core.putrules import put_options_error
 from adapter.core.structrules import structure_error
-from adapter.pymqi import CMQC
+from adapter.pymqi import CMQC, CMQCFC, CMQXC
+from adapter.pymqi import inquire as _inq
+from adapter.pymqi.dlh import DLH
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
+from adapter.pymqi.failures import internal_failures, mqi
 from adapter.pymqi.msghandle import MessageHandle, MessageHandles
+from adapter.pymqi.rfh2 import RFH2, get_rfh2, put_rfh2
 from adapter.pymqi.structs import (
     CNO,
     CSP,
@@ -41,13 +45,30 @@ from adapter.pymqi.structs import (
     od,
     pmo,
 )
-from adapter.shim.catalog import QueueDef
-from adapter.shim.connection import BACKEND_ERRORS, Connection
+from adapter.pymqi.structs_ext import BNO, CBC, CBD, CD, CTLO, SCO, STS, bno, cd, sco, sts
+from adapter.shim import attributes as _attributes
+from adapter.shim.catalog import QueueDef, check_alias_attributes
+from adapter.shim.connection import Connection
+from adapter.shim.qmgrdef import QMgrDef
 
 __all__ = [
+    "BNO",
+    "CBC",
+    "CBD",
+    "CD",
     "CMQC",
+    "CMQCFC",
+    "CMQXC",
     "CNO",
     "CSP",
+    "DLH",
+    "CTLO",
+    "SCO",
+    "STS",
+    "bno",
+    "cd",
+    "sco",
+    "sts",
     "GMO",
     "MD",
     "OD",
@@ -59,10 +80,12 @@ __all__ = [
     "PYIFError",
     "Queue",
     "QueueManager",
+    "RFH2",
     "cno",
     "connect",
     "csp",
     "gmo",
+    "internal_failures",
     "md",
     "od",
     "pmo",
@@ -77,19 +100,7 @@ _INPUT = _C.MQOO_INPUT_AS_Q_DEF | _C.MQOO_INPUT_SHARED | _C.MQOO_INPUT_EXCLUSIVE
 _ACCESS = _INPUT | _C.MQOO_BROWSE | _C.MQOO_OUTPUT | _C.MQOO_INQUIRE | _C.MQOO_SET
 
 
-def _mqi(method):
-    """Server errors surface as MQRC_CONNECTION_BROKEN, never as a library traceback.
-    (A consuming claim is not retried blind: if its reply was lost, the message may
-    have gone, which is MQ's own outcome for a broken connection outside syncpoint.)"""
-
-    @functools.wraps(method)
-    def call(*args: Any, **kwargs: Any):
-        try:
-            return method(*args, **kwargs)
-        except BACKEND_ERRORS as exc:
-            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_CONNECTION_BROKEN) from exc
-
-    return call
+_mqi = mqi  # every MQI verb: only MQ's answers escape (adapter/pymqi/failures.py)
 
 
 def _check_structure(kind: str, value: MQOpts) -> None:
@@ -118,8 +129,30 @@ def _resolved_names(queue: str, qmgr: str) -> tuple[bytes, bytes]:
 
 
 def _resolved(handle) -> tuple[bytes, bytes]:
-    """ResolvedQName / ResolvedQMgrName of a queue handle (a local queue: itself)."""
+    """ResolvedQName / ResolvedQMgrName of a queue handle (a local queue: itself; an
+    alias: its target, as MQPUT and MQGET return them)."""
     return _resolved_names(handle.name, handle.svc.qmgr)
+
+
+def _fill_od(od_: OD, handle, name: str, options: int) -> None:
+    """MQOPEN's output fields, at MQ's widths (blank-padded MQCHAR48): a model queue's
+    ObjectName and ObjectQMgrName become the dynamic queue's; an alias's stay. The
+    Resolved names (MQOD version 3 and later) are the queue the handle works on (an
+    alias's target) and this queue manager, blank unless it was opened to browse, get or
+    put (MQOD ResolvedQName / ResolvedQMgrName,
+    https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q098270_.html)."""
+    opened = handle.object_name  # a model queue's: the dynamic queue created
+    if opened != name:
+        od_.__dict__["ObjectName"], od_.__dict__["ObjectQMgrName"] = _resolved_names(
+            opened, handle.svc.qmgr
+        )
+    if od_.Version < _C.MQOD_VERSION_3:
+        return
+    if options & (_INPUT | _C.MQOO_BROWSE | _C.MQOO_OUTPUT):
+        queue, qmgr = _resolved(handle)
+    else:
+        queue, qmgr = _resolved_names("", "")
+    od_.__dict__["ResolvedQName"], od_.__dict__["ResolvedQMgrName"] = queue, qmgr
 
 
 def put_request(md_: MD, pmo_: PMO) -> PutRequest:
@@ -228,6 +261,7 @@ class QueueManager:
             self.connect(name)
 
     # -- connection ----------------------------------------------------------------
+    @_mqi
     def connect(self, name: str | bytes) -> None:
         if self._conn is not None:
             raise MQMIError(_C.MQCC_WARNING, _C.MQRC_ALREADY_CONNECTED)
@@ -264,12 +298,27 @@ class QueueManager:
     connectWithOptions = connect_with_options
 
     def connect_tcp_client(
-        self, name, cd=None, channel=None, conn_name=None, user=None, password=None
+        self,
+        name,
+        cd=None,
+        channel=None,
+        conn_name=None,
+        user=None,
+        password=None,
+        cno=None,
+        csp=None,
+        sco=None,
+        bno=None,
     ) -> None:
-        self.connect(name)
+        """A client connection (ibmmq adds `cno`, `csp`, `sco`, `bno`): there is no
+        channel here, so this is MQCONNX with the structures checked as there."""
+        self.connect_with_options(
+            name, user=user, password=password, cd=cd, cno=cno, csp=csp, sco=sco, bno=bno
+        )
 
     connectTCPClient = connect_tcp_client
 
+    @_mqi
     def disconnect(self) -> None:
         if self._conn is None:
             raise PYIFError("not connected")
@@ -312,7 +361,7 @@ class QueueManager:
     def begin(self) -> None:
         """MQBEGIN: start the unit of work now (it also starts with the first syncpoint
         put or get). The queue manager coordinates it: there are no external resources."""
-        self.get_handle().txn.begin()
+        self.get_handle().begin()
 
     @_mqi
     def commit(self) -> None:
@@ -349,13 +398,17 @@ class QueueManager:
             q._handle = None
 
     # -- administration (DEFINE / DELETE QLOCAL, DISPLAY QSTATUS) ------------------
-    @_mqi
+    @mqi(admin=True)
     def define_queue(self, name: str, replace: bool = False, **attributes: Any):
         """DEFINE QLOCAL, or DEFINE QMODEL with `queue_type=CMQC.MQQT_MODEL` (and
         `definition_type` MQQDT_TEMPORARY_DYNAMIC, MQ's default, or
-        MQQDT_PERMANENT_DYNAMIC). Dynamic queues are made by MQOPEN of a model only."""
+        MQQDT_PERMANENT_DYNAMIC), or DEFINE QALIAS with `queue_type=CMQC.MQQT_ALIAS`,
+        `target=` (TARGET) and only the attributes an alias has (catalog.ALIAS_ATTRIBUTES).
+        Dynamic queues are made by MQOPEN of a model only."""
         if "creator" in attributes:
             raise ValueError("unknown queue attribute: creator")
+        if attributes.get("queue_type") == _C.MQQT_ALIAS:
+            check_alias_attributes(set(attributes) - {"queue_type"})
         try:
             qdef = QueueDef(name=_name(name), **attributes)
         except TypeError as exc:
@@ -364,12 +417,14 @@ class QueueManager:
             raise ValueError("a local queue is predefined: dynamic queues come from a model")
         return self.get_handle().define_queue(qdef, replace=replace)
 
-    @_mqi
-    def alter_queue(self, name: str, **attributes: Any):
-        """ALTER QLOCAL (e.g. `get_inhibited=True` for GET(DISABLED)): every handle open
-        on the queue, in any process, sees the change on its next call. ValueError for
-        an attribute that ALTER cannot change."""
-        return self.get_handle().alter_queue(_name(name), **attributes)
+    @mqi(admin=True)
+    def alter_queue(self, name: str, force: bool = False, **attributes: Any):
+        """ALTER QLOCAL / QALIAS (e.g. `get_inhibited=True` for GET(DISABLED)): every
+        handle open on the queue, in any process, sees the change on its next call.
+        ValueError for an attribute that ALTER cannot change. An alias's `target` changes
+        while the alias is open only with `force` (FORCE; else MQRCCF_OBJECT_OPEN_FORCE),
+        and its open handles then get MQRC_OBJECT_CHANGED."""
+        return self.get_handle().alter_queue(_name(name), force=force, **attributes)
 
     @_mqi
     def delete_queue(self, name: str, purge: bool = False) -> None:
@@ -381,11 +436,41 @@ class QueueManager:
     def queue_status(self, name: str) -> dict:
         return self.get_handle().queue_status(_name(name))
 
+    @mqi(admin=True)
+    def alter_qmgr(self, **attributes: Any) -> QMgrDef:
+        """ALTER QMGR (`dead_letter_q`, `def_xmit_q`, `description`, `max_handles`,
+        `max_uncommitted_msgs`, `max_msg_length`): ValueError for an attribute that is
+        not one or a value MQ refuses."""
+        return self.get_handle().alter_qmgr(**attributes)
+
     @_mqi
-    def inquire(self, attribute: int):
-        if attribute == _C.MQCA_Q_MGR_NAME:
-            return self.get_name().encode().ljust(_C.MQ_Q_MGR_NAME_LENGTH)
-        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_SELECTOR_ERROR)
+    def inquire(self, selectors: int | list[int]):
+        """MQINQ on the queue manager object: one selector gives its value, a list a
+        dict keyed by selector (ibmmq 2.x); character values are blank-padded bytes.
+        The fixed answers (MQCA_VERSION, MQIA_COMMAND_LEVEL, ...): shim/attributes.py."""
+        conn = self.get_handle()
+        conn.run.check()
+        wanted, single = _inq.selector_list(selectors)
+        answer = _attributes.inquire_qmgr(conn.qmgr, conn.qmgr_def(), wanted)
+        return _inq.answer(answer, wanted, single)
+
+    inq = inquire
+
+    @_mqi
+    def stat(self, status_type: int) -> STS:
+        """MQSTAT: MQSTAT_TYPE_ASYNC_ERROR's counts of asynchronous puts since the last
+        MQSTAT and the first failure (reason, queue), in an STS; the figures reset."""
+        return _inq.status(self.get_handle(), status_type)
+
+    def cb(self, **kwargs: Any) -> None:
+        """MQCB: asynchronous consume is not available yet (MQRC_FUNCTION_NOT_SUPPORTED)."""
+        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_FUNCTION_NOT_SUPPORTED)
+
+    def ctl(self, operation: int, ctlo: CTLO) -> None:
+        """MQCTL: asynchronous consume is not available yet (MQRC_FUNCTION_NOT_SUPPORTED)."""
+        if not isinstance(ctlo, CTLO):
+            raise TypeError("ctlo must be an instance of CTLO")
+        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_FUNCTION_NOT_SUPPORTED)
 
 
 class Queue:
@@ -415,15 +500,17 @@ class Queue:
         selection = qDesc.get_vs("SelectionString") if is_od else None
         # A queue name alone opens with the MQOD's initial DynamicQName, as pymqi does.
         dynamic = mqstr(qDesc.DynamicQName) if is_od else DEFAULT_DYNAMIC_Q_NAME
-        self._handle = conn.open(name, options, dynamic, put1=put1, selection_string=selection)
+        self._handle = conn.open(
+            name,
+            options,
+            dynamic,
+            put1=put1,
+            selection_string=selection,
+            object_qmgr=_name(qDesc.ObjectQMgrName) if is_od else "",
+        )
         self._closed = False
         if is_od:
-            opened = self._handle.name  # a model queue's: the dynamic queue created
-            # Output fields at MQ's widths (blank-padded MQCHAR48), as MQOPEN writes them.
-            queue, qmgr = _resolved_names(opened, conn.qmgr)
-            if opened != name:  # MQOPEN returns the new queue's name and queue manager
-                qDesc.__dict__["ObjectName"], qDesc.__dict__["ObjectQMgrName"] = queue, qmgr
-            qDesc.__dict__["ResolvedQName"], qDesc.__dict__["ResolvedQMgrName"] = queue, qmgr
+            _fill_od(qDesc, self._handle, name, options)
 
     @_mqi
     def open(self, qDesc, *opts: Any) -> None:
@@ -468,9 +555,22 @@ class Queue:
             raise TypeError(f"Message type is {type(msg).__name__}. Convert to bytes.")
         handle = handle or self._handle
         req = put_request(md_, pmo_)
-        if pmo_.Version >= 3 and (number := _msg_handle(pmo_.OriginalMsgHandle)) is not None:
-            req.properties = propwire.pack(self._qmgr._msg_handles.properties(number))
+        new_handle = None
+        # PMO version 3 (the default): two fields and Action are zero on a plain put.
+        if pmo_.Version >= 3 and (pmo_.OriginalMsgHandle or pmo_.NewMsgHandle or pmo_.Action):
+            handles = self._qmgr._msg_handles
+            original = _msg_handle(pmo_.OriginalMsgHandle)
+            new_handle = _msg_handle(pmo_.NewMsgHandle)
+            props = putprops.compose(
+                pmo_.Action,
+                handles.properties(original) if original is not None else None,
+                handles.properties(new_handle) if new_handle is not None else None,
+            )
+            req.properties = propwire.pack(props)
         result = handle.put(req, bytes(msg), put1=put1)
+        if new_handle is not None:  # NewMsgHandle now shows the message put
+            put = result.properties if result.properties is not None else req.properties
+            self._qmgr._msg_handles.replace(new_handle, propwire.unpack(put))
         # Output fields at their MQ widths, straight into the structure (no coercion).
         pmo_.__dict__["ResolvedQName"], pmo_.__dict__["ResolvedQMgrName"] = _resolved(handle)
         if result.warning is not None:
@@ -530,6 +630,16 @@ class Queue:
         if gmo_.Version >= _C.MQGMO_VERSION_3:
             gmo_.ReturnedLength = result.gmo["ReturnedLength"]
 
+    def put_rfh2(self, msg, *opts: Any) -> None:
+        """ibmmq's put_rfh2(msg, md, pmo, rfh2_headers): the RFH2 structures packed in
+        front of `msg`; the queue manager reads their property folders as properties."""
+        put_rfh2(self, msg, opts)
+
+    def get_rfh2(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """ibmmq's get_rfh2(max_length, md, gmo, rfh2_headers): the MQRFH2 headers the
+        MQMD announces unpacked into the list; returns the data after them."""
+        return get_rfh2(self, max_length, opts)
+
     def get_no_jms(self, max_length: int | None = None, *args: Any) -> bytes:
         md_, gmo_ = (list(args) + [None, None])[:2]
         gmo_ = gmo_ if gmo_ is not None else GMO()
@@ -560,32 +670,40 @@ class Queue:
             raise MQMIError(comp, reason)
 
     @_mqi
-    def inquire(self, attribute: int):
+    def inquire(self, selectors: int | list[int]):
+        """MQINQ: one selector gives its value, a list a dict keyed by selector (ibmmq
+        2.x); opens the queue for MQOO_INQUIRE if its open was deferred."""
         handle = self._ensure_open(_C.MQOO_INQUIRE)
         _check_live(handle)
-        if not handle.options & _C.MQOO_INQUIRE:
-            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_NOT_OPEN_FOR_INQUIRE)
-        qdef, st = handle.current(), handle.state  # after an ALTER: the new values
-        values = {
-            _C.MQIA_CURRENT_Q_DEPTH: lambda: self._qmgr.get_handle().queue_status(qdef.name)[
-                "current_depth"
-            ],
-            _C.MQIA_MAX_Q_DEPTH: lambda: qdef.max_depth,
-            _C.MQIA_MAX_MSG_LENGTH: lambda: qdef.max_msg_length,
-            _C.MQIA_DEF_PERSISTENCE: lambda: qdef.def_persistence,
-            _C.MQIA_DEF_PRIORITY: lambda: qdef.def_priority,
-            _C.MQIA_MSG_DELIVERY_SEQUENCE: lambda: qdef.msg_delivery_sequence,
-            _C.MQIA_BACKOUT_THRESHOLD: lambda: qdef.backout_threshold,
-            _C.MQIA_OPEN_INPUT_COUNT: lambda: st.open_counts()["input"],
-            _C.MQIA_OPEN_OUTPUT_COUNT: lambda: st.open_counts()["output"],
-            _C.MQIA_Q_TYPE: lambda: qdef.queue_type,
-            _C.MQIA_DEFINITION_TYPE: lambda: qdef.definition_type,
-            _C.MQCA_Q_NAME: lambda: qdef.name.encode().ljust(_C.MQ_Q_NAME_LENGTH),
-            _C.MQCA_BACKOUT_REQ_Q_NAME: lambda: qdef.backout_requeue_q.encode().ljust(48),
-        }
-        if attribute not in values:
-            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_SELECTOR_ERROR)
-        return values[attribute]()
+        wanted, single = _inq.selector_list(selectors)
+        return _inq.answer(_attributes.inquire_queue(handle, wanted), wanted, single)
+
+    inq = inquire
+
+    @_mqi
+    def set(self, *args: Any) -> None:
+        """MQSET: `set(selector, value)` or `set({selector: value, ...})`; needs the
+        queue open with MQOO_SET (opens with it if its open was deferred). Every handle
+        of every process sees the new values on its next call."""
+        values = _inq.set_values(args, self._qmgr.bytes_encoding)
+        handle = self._ensure_open(_C.MQOO_SET)
+        _check_live(handle)
+        _attributes.set_queue(handle, values)
+
+    def get_name(self) -> str:
+        """The queue's name (for a model queue: the dynamic queue MQOPEN created)."""
+        if self._handle is not None:
+            return self._handle.name
+        if self._desc is None:
+            raise PYIFError("not open")
+        return _name(self._desc.ObjectName if isinstance(self._desc, OD) else self._desc)
+
+    def get_queue_manager(self) -> QueueManager:
+        return self._qmgr
+
+    def cb(self, **kwargs: Any) -> None:
+        """MQCB: asynchronous consume is not available yet (MQRC_FUNCTION_NOT_SUPPORTED)."""
+        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_FUNCTION_NOT_SUPPORTED)
 
     def __del__(self) -> None:
         if sys.is_finalizing():

@@ -1,8 +1,18 @@
-"""Queue definitions (DEFINE QLOCAL / QMODEL, ALTER QLOCAL, DELETE QLOCAL): durable in
-a compacted Kafka topic, cached in the state store. Creating a local queue creates its
+"""Queue definitions (DEFINE QLOCAL / QMODEL / QALIAS, ALTER, DELETE): durable in a
+compacted Kafka topic, cached in the state store. Creating a local queue creates its
 ten priority topics and its ack log; a model queue is a definition only (no topics:
-MQOPEN of it creates a dynamic local queue, see dynamic.py). Queue types and
+MQOPEN of it creates a dynamic local queue, see dynamic.py); so is an alias queue
+(MQOPEN resolves it to its TARGET, see core/resolution.py). Queue types and
 DefinitionType: <https://www.ibm.com/docs/zh-tw/SSFKSJ_9.2.0/refdev/q103160_.html>.
+A name is one object whatever its type: DEFINE of a name that exists as another type
+is MQRCCF_OBJECT_ALREADY_EXISTS (4001) without REPLACE and MQRCCF_OBJECT_WRONG_TYPE
+(4002, <https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q048210_.html>) with it.
+DEFINE QALIAS: <https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=queues-define-qalias-define-new-alias-queue>;
+the alias attributes and FORCE (changing the TARGET of an alias some application has
+open needs it, else the command fails): ALTER queues
+<https://www.ibm.com/docs/zh/SSFKSJ_9.4.0/refadmin/q085330_.html>; without it this gives
+MQRCCF_OBJECT_OPEN_FORCE (3210,
+<https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q047310_.html>).
 
 Every definition has a mark in the queue's state (`QueueDef.mark()`: which DEFINE made
 the queue, and a digest of its attributes); DELETE QLOCAL leaves the mark DELETED. Open
@@ -23,7 +33,9 @@ from adapter.core.errors import fail
 from adapter.core.propctl import PROPCTL_VALUES
 from adapter.shim import naming
 from adapter.shim.log import Log, Producer, TopicSpec, produce, read_range
-from adapter.shim.store import DELETED, StateStore
+from adapter.shim.qmgrdef import ALTERABLE as QMGR_ALTERABLE
+from adapter.shim.qmgrdef import QMGR_KEY, QMgrDef, is_queue_key
+from adapter.shim.store import DELETED, UOW_LOCK_OWNER, StateStore
 
 # Kafka's default record limit is ~1 MB; a segment plus its envelope must fit under it.
 DEFAULT_SEGMENT_SIZE = 900 * 1024
@@ -52,10 +64,24 @@ class QueueDef:
     shareable: bool = True  # SHARE / NOSHARE: may several handles open it for input
     def_input_exclusive: bool = True  # DEFSOPT(EXCL) (MQ's default) / DEFSOPT(SHARED)
     property_control: int = C.MQPROP_COMPATIBILITY  # PROPCTL (adapter/core/propctl.py)
+    description: str = ""  # DESCR (MQCA_Q_DESC)
+    # Triggering (TRIGGER/NOTRIGGER, TRIGTYPE, TRIGDPTH, TRIGMPRI, TRIGDATA, PROCESS,
+    # INITQ), with MQ's defaults: kept, answered by MQINQ and changed by MQSET and ALTER,
+    # but no trigger message is generated yet.
+    trigger_control: int = C.MQTC_OFF
+    trigger_type: int = C.MQTT_FIRST
+    trigger_depth: int = 1
+    trigger_msg_priority: int = 0
+    trigger_data: str = ""
+    process_name: str = ""
+    initiation_q_name: str = ""
+    # DISTL: whether distribution-list messages may be stored (MQSET may change it;
+    # distribution lists themselves are not implemented).
+    dist_lists: int = C.MQDL_NOT_SUPPORTED
     # Which DEFINE made the queue (set by the catalog): a queue deleted and defined again
     # is another queue to the handles still open on the old one.
     incarnation: str = ""
-    queue_type: int = C.MQQT_LOCAL  # QLOCAL or QMODEL (MQIA_Q_TYPE)
+    queue_type: int = C.MQQT_LOCAL  # QLOCAL, QMODEL or QALIAS (MQIA_Q_TYPE)
     # DEFTYPE / MQIA_DEFINITION_TYPE. None: the type's default, MQQDT_PREDEFINED for a
     # local queue (DEFINE QLOCAL), MQQDT_TEMPORARY_DYNAMIC for a model queue (MQ's
     # DEFTYPE(TEMPDYN)). Records written before these fields decode as predefined
@@ -64,6 +90,9 @@ class QueueDef:
     # A dynamic queue: the state id of the handle whose MQOPEN created it (also what
     # tells this incarnation of the name from a later one).
     creator: str = ""
+    # An alias queue's TARGET (TARGQ, MQCA_BASE_Q_NAME): the queue it resolves to at
+    # MQOPEN. Blank is MQ's default (MQOPEN then gives MQRC_UNKNOWN_ALIAS_BASE_Q).
+    target: str = ""
 
     def __post_init__(self) -> None:
         if self.definition_type is None:
@@ -73,6 +102,15 @@ class QueueDef:
     @property
     def is_model(self) -> bool:
         return self.queue_type == C.MQQT_MODEL
+
+    @property
+    def is_alias(self) -> bool:
+        return self.queue_type == C.MQQT_ALIAS
+
+    @property
+    def has_storage(self) -> bool:
+        """A local queue has topics and messages; a model or an alias is a definition."""
+        return self.queue_type == C.MQQT_LOCAL
 
     @property
     def is_dynamic(self) -> bool:
@@ -87,8 +125,7 @@ class QueueDef:
 
     def mark(self) -> str:
         """The definition mark: '<incarnation>:<digest of the attributes>'."""
-        digest = hashlib.blake2b(self.to_json(), digest_size=8).hexdigest()
-        return f"{self.incarnation}:{digest}"
+        return f"{self.incarnation}:{_digest(self.to_json())}"
 
     @classmethod
     def from_json(cls, data: bytes) -> QueueDef:
@@ -111,12 +148,30 @@ class QueueDef:
             raise ValueError("segment_size must be at least 16 bytes")
         if self.property_control not in PROPCTL_VALUES:
             raise ValueError("property_control must be an MQPROP_* value")
-        if self.queue_type not in (C.MQQT_LOCAL, C.MQQT_MODEL):
-            raise ValueError("queue_type must be MQQT_LOCAL or MQQT_MODEL")
+        if self.queue_type not in (C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS):
+            raise ValueError("queue_type must be MQQT_LOCAL, MQQT_MODEL or MQQT_ALIAS")
+        if len(self.target) > C.MQ_Q_NAME_LENGTH or (self.target and not self.is_alias):
+            raise ValueError("target is the TARGET of an alias queue, 0-48 characters")
+        if self.is_alias and self.definition_type != C.MQQDT_PREDEFINED:
+            raise ValueError("an alias queue is predefined")
         if self.is_model and self.definition_type not in _DYNAMIC:
             raise ValueError("a model queue's definition_type is TEMPDYN or PERMDYN")
         if not self.is_model and self.definition_type not in (C.MQQDT_PREDEFINED, *_DYNAMIC):
             raise ValueError("definition_type must be an MQQDT_* value")
+        if len(self.description) > C.MQ_Q_DESC_LENGTH:
+            raise ValueError(f"description (DESCR) is at most {C.MQ_Q_DESC_LENGTH} characters")
+        if len(self.trigger_data) > C.MQ_TRIGGER_DATA_LENGTH:
+            raise ValueError(f"trigger_data is at most {C.MQ_TRIGGER_DATA_LENGTH} characters")
+        if max(len(self.process_name), len(self.initiation_q_name)) > C.MQ_Q_NAME_LENGTH:
+            raise ValueError(f"process_name and initiation_q_name: at most {C.MQ_Q_NAME_LENGTH}")
+        if self.trigger_control not in (C.MQTC_OFF, C.MQTC_ON):
+            raise ValueError("trigger_control must be MQTC_OFF or MQTC_ON")
+        if self.trigger_type not in (C.MQTT_NONE, C.MQTT_FIRST, C.MQTT_EVERY, C.MQTT_DEPTH):
+            raise ValueError("trigger_type must be an MQTT_* value")
+        if self.trigger_depth < 1 or not 0 <= self.trigger_msg_priority <= 9:
+            raise ValueError("trigger_depth must be >= 1 and trigger_msg_priority 0-9")
+        if self.dist_lists not in (C.MQDL_SUPPORTED, C.MQDL_NOT_SUPPORTED):
+            raise ValueError("dist_lists must be MQDL_SUPPORTED or MQDL_NOT_SUPPORTED")
 
     def topic_configs(self) -> dict[str, str]:
         largest = max(self.segment_size, self.max_msg_length) + _TOPIC_HEADROOM
@@ -129,6 +184,14 @@ class QueueDef:
         }
 
 
+def _digest(definition: bytes) -> str:
+    return hashlib.blake2b(definition, digest_size=8).hexdigest()
+
+
+_DEFAULT_QMGR_MARK = _digest(QMgrDef().to_json())
+"""The definition mark of a queue manager object never altered (MQ's defaults)."""
+
+
 def incarnation(mark: str) -> str:
     """The incarnation part of a definition mark."""
     return mark.split(":", 1)[0]
@@ -137,6 +200,7 @@ def incarnation(mark: str) -> str:
 # Attributes ALTER QLOCAL may change on a queue that exists (the rest shape its topics).
 ALTERABLE = frozenset(
     {
+        "description",
         "max_msg_length",
         "max_depth",
         "def_persistence",
@@ -151,8 +215,49 @@ ALTERABLE = frozenset(
         "shareable",
         "def_input_exclusive",
         "property_control",
+        "trigger_control",
+        "trigger_type",
+        "trigger_depth",
+        "trigger_msg_priority",
+        "trigger_data",
+        "process_name",
+        "initiation_q_name",
+        "dist_lists",
     }
 )
+# The defaults an alias carries itself and gives to whoever opens it (the target's own
+# are not used through the alias).
+ALIAS_DEFAULTS = (
+    "def_persistence",
+    "def_priority",
+    "def_put_response",
+    "def_read_ahead",
+    "property_control",
+)
+# Every attribute of an alias queue (DEFINE / ALTER QALIAS), besides its name and type.
+ALIAS_ATTRIBUTES = frozenset(
+    {*ALIAS_DEFAULTS, "get_inhibited", "put_inhibited", "description", "target"}
+)
+
+
+def check_alias_attributes(names: set[str]) -> None:
+    """ValueError for attributes an alias queue does not have (MAXDEPTH, SHARE, ...:
+    they are the target's)."""
+    foreign = names - ALIAS_ATTRIBUTES
+    if foreign:
+        raise ValueError(f"attributes an alias queue does not have: {sorted(foreign)}")
+
+
+def through_alias(alias: QueueDef, target: QueueDef) -> QueueDef:
+    """The definition a handle opened through `alias` works with: the target queue (its
+    name, topics, limits, SHARE and DEFSOPT) with the alias's defaults, GET/PUT inhibited
+    when either queue inhibits them (core/resolution.py)."""
+    return replace(
+        target,
+        **{name: getattr(alias, name) for name in ALIAS_DEFAULTS},
+        get_inhibited=alias.get_inhibited or target.get_inhibited,
+        put_inhibited=alias.put_inhibited or target.put_inhibited,
+    )
 
 
 class Catalog:
@@ -168,6 +273,8 @@ class Catalog:
         self.producer = producer
         self._defs: dict[str, QueueDef] = {}
         self._marks: dict[str, str] = {}  # the definition mark each cached one came with
+        self._qmgr_def: QMgrDef | None = None
+        self._qmgr_mark: str | None = None
 
     def _write(self, name: str, value: bytes | None) -> None:
         done: list = []
@@ -177,17 +284,29 @@ class Catalog:
         if not done or done[0] is not None:
             raise fail(C.MQRC_CONNECTION_BROKEN) from RuntimeError(f"catalog write: {done}")
 
-    def define(self, qdef: QueueDef, replace: bool = False) -> QueueDef:
+    def define(self, qdef: QueueDef, replace: bool = False, *, force: bool = False) -> QueueDef:
+        """DEFINE (REPLACE). `force`: an alias's TARGET may change while it is open
+        (FORCE); its open handles then get MQRC_OBJECT_CHANGED."""
         qdef.validate()
         existing = self.lookup(qdef.name, refresh=True)
         if existing is not None and not replace:
             raise fail(C.MQRCCF_OBJECT_ALREADY_EXISTS)
+        if existing is not None and existing.queue_type != qdef.queue_type:
+            raise fail(C.MQRCCF_OBJECT_WRONG_TYPE)  # a name is one object
+        if (
+            existing is not None
+            and existing.is_alias
+            and existing.target != qdef.target
+            and not force
+            and self.store.queue(qdef.name).open_counts()["handles"] > 0
+        ):
+            raise fail(C.MQRCCF_OBJECT_OPEN_FORCE)
         # REPLACE keeps the queue (its handles stay valid); a new queue is a new one.
         qdef.incarnation = existing.incarnation if existing else uuid.uuid4().hex[:12]
         self.log.create_topics(
             {naming.catalog_topic(self.qmgr): TopicSpec(1, {"cleanup.policy": "compact"})}
         )
-        if not qdef.is_model:
+        if qdef.has_storage:
             self._create_topics(qdef)
         self._write(qdef.name, qdef.to_json())
         self.store.catalog_put(qdef.name, qdef.to_json())
@@ -210,20 +329,25 @@ class Catalog:
         topics[naming.ack_topic(self.qmgr, qdef.name)] = TopicSpec(1, {"retention.ms": "-1"})
         self.log.create_topics(topics)
 
-    def alter(self, name: str, **changes: object) -> QueueDef:
-        """ALTER QLOCAL: change attributes of a queue that exists; open handles see the
-        new definition on their next call (GET(DISABLED) / PUT(DISABLED) at once).
-        ValueError for an attribute that cannot change (or is unknown)."""
-        unknown = set(changes) - ALTERABLE
-        if unknown:
-            raise ValueError(f"attributes that ALTER cannot change: {sorted(unknown)}")
+    def alter(self, name: str, *, force: bool = False, **changes: object) -> QueueDef:
+        """ALTER QLOCAL / QALIAS: change attributes of a queue that exists; open handles
+        see the new definition on their next call (GET(DISABLED) / PUT(DISABLED) at
+        once). ValueError for an attribute that cannot change (or is unknown). An alias's
+        TARGET changes while the alias is open only with `force` (FORCE)."""
         qdef = self.lookup(name, refresh=True)
         if qdef is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
-        return self.define(replace(qdef, **changes), replace=True)
+        if qdef.is_alias:
+            check_alias_attributes(set(changes))
+        else:
+            unknown = set(changes) - ALTERABLE
+            if unknown:
+                raise ValueError(f"attributes that ALTER cannot change: {sorted(unknown)}")
+        return self.define(replace(qdef, **changes), replace=True, force=force)
 
     def delete(self, name: str, purge: bool = False, *, force: bool = False) -> None:
-        """DELETE QLOCAL / QMODEL. Refused with MQRC_OBJECT_IN_USE while any handle of
+        """DELETE QLOCAL / QMODEL / QALIAS (an alias is open while any handle opened
+        through it is). Refused with MQRC_OBJECT_IN_USE while any handle of
         any connection has the queue open (its registration's lease running), as MQ
         refuses it (https://ibm.com/docs/SSFKSJ_9.3.0/refadmin/q085890_.html; runmqsc
         prints AMQ8148E); an MQOPEN racing the delete either makes it fail so or is
@@ -238,7 +362,7 @@ class Catalog:
         if not force and not st.begin_delete(owner, config.DELETE_LEASE_MS):
             raise fail(C.MQRC_OBJECT_IN_USE)
         try:
-            if not purge and st.depth() > 0:
+            if (not purge and st.depth() > 0) or (qdef.has_storage and self.has_uncommitted(qdef)):
                 raise fail(C.MQRC_Q_NOT_EMPTY)
             self._write(name, None)
         except BaseException:
@@ -249,6 +373,23 @@ class Catalog:
         # topic that is gone.
         self.drop_storage(qdef)
         self._forget_cached(name)
+
+    def has_uncommitted(self, qdef: QueueDef) -> bool:
+        """Whether any connection of any process has uncommitted puts or gets on the
+        queue: a Kafka transaction still open on one of its topics (the last stable
+        offset short of the high watermark) or a message locked under a running lease.
+        MQ refuses to delete such a queue, PURGE or not (2055 MQRC_Q_NOT_EMPTY:
+        https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041250_.html)."""
+        if self.store.queue(qdef.name).live_locks(UOW_LOCK_OWNER) > 0:
+            return True
+        parts = [
+            (naming.data_topic(self.qmgr, qdef.name, p), part)
+            for p in naming.PRIORITIES
+            for part in range(qdef.partitions)
+        ]
+        stable = self.log.end_offsets(parts)
+        high = self.log.end_offsets(parts, committed=False)
+        return any(stable[tp] < high[tp] for tp in parts)
 
     def forget(self, name: str) -> None:
         """The definition goes (tombstone, cache, mark DELETED) but not yet the messages
@@ -270,7 +411,7 @@ class Catalog:
         """The queue's state (leaving the mark DELETED) and its topics (messages and ack
         log) go."""
         self.store.queue(qdef.name).drop()
-        if not qdef.is_model:
+        if qdef.has_storage:
             topics = [naming.data_topic(self.qmgr, qdef.name, p) for p in naming.PRIORITIES]
             topics.append(naming.ack_topic(self.qmgr, qdef.name))
             self.log.delete_topics(topics)
@@ -305,8 +446,9 @@ class Catalog:
         lookup that found it)."""
         return self._marks[name]
 
-    def read_topic(self) -> dict[str, bytes]:
-        """Read the compacted catalog topic to its end (the durable definitions)."""
+    def _read_all(self) -> dict[str, bytes]:
+        """Read the compacted catalog topic to its end (every durable definition: the
+        queues' and the queue manager object's)."""
         topic = naming.catalog_topic(self.qmgr)
         if not self.log.topic_exists(topic):
             return {}
@@ -322,6 +464,54 @@ class Catalog:
 
         read_range(self.log, {(topic, 0): (0, high)}, on_record, timeout_s=30)
         return out
+
+    def read_topic(self) -> dict[str, bytes]:
+        """The durable queue definitions, by queue name (from Kafka)."""
+        return {k: v for k, v in self._read_all().items() if is_queue_key(k)}
+
+    # -- the queue manager object (ALTER QMGR) -------------------------------------
+    def qmgr_def(self) -> QMgrDef:
+        """The queue manager's attributes. Cached while its definition mark (kept where
+        a queue's is, under QMGR_KEY) is unchanged, so every call can ask at no round
+        trip and an ALTER QMGR by any process is seen by the next call."""
+        st = self.store.queue(QMGR_KEY)
+        mark = st.definition()
+        if mark is not None and mark == self._qmgr_mark and self._qmgr_def is not None:
+            return self._qmgr_def
+        if mark == _DEFAULT_QMGR_MARK:
+            # Never altered: MQ's defaults, with no read of the catalog (every MQOPEN
+            # asks for MAXHANDS, so a new connection's first open must not read Kafka).
+            self._qmgr_def, self._qmgr_mark = QMgrDef(), mark
+            return self._qmgr_def
+        raw = self.store.catalog_get(QMGR_KEY)
+        if raw is None:
+            raw = self._read_all().get(QMGR_KEY)
+            if raw is not None:  # the store lost its cache: put the definition back
+                self.store.catalog_put(QMGR_KEY, raw)
+        qm = QMgrDef() if raw is None else QMgrDef.from_json(raw)
+        if mark is None:  # never altered, or the state was lost
+            mark = _digest(qm.to_json())
+            st.set_definition(mark)
+        self._qmgr_def, self._qmgr_mark = qm, mark
+        return qm
+
+    def alter_qmgr(self, **changes: object) -> QMgrDef:
+        """ALTER QMGR: ValueError for an unknown attribute or a value MQ refuses."""
+        unknown = set(changes) - QMGR_ALTERABLE
+        if unknown:
+            raise ValueError(f"not queue manager attributes: {sorted(unknown)}")
+        qm = replace(self.qmgr_def(), **changes)
+        qm.validate()
+        self.log.create_topics(
+            {naming.catalog_topic(self.qmgr): TopicSpec(1, {"cleanup.policy": "compact"})}
+        )
+        raw = qm.to_json()
+        self._write(QMGR_KEY, raw)
+        self.store.catalog_put(QMGR_KEY, raw)
+        mark = _digest(raw)
+        self.store.queue(QMGR_KEY).set_definition(mark)
+        self._qmgr_def, self._qmgr_mark = qm, mark
+        return qm
 
     def names(self) -> list[str]:
         """Every queue defined (the durable list, from Kafka)."""

@@ -30,6 +30,8 @@ from adapter.core.openrules import (
     needs_context_authority,
     open_options_error,
 )
+from adapter.core.qmgrrules import RunState, handle_error
+from adapter.core.resolution import alias_base_error, object_qmgr_error
 from adapter.core.selector import compile_selector
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import SYSTEM, Clock
@@ -38,7 +40,9 @@ from adapter.shim.handle import QueueHandle
 from adapter.shim.kafka_log import KafkaLog
 from adapter.shim.log import Log
 from adapter.shim.pump import AsyncStatus, Pump
+from adapter.shim.qmgrdef import QMgrDef
 from adapter.shim.redis_store import RedisStore
+from adapter.shim.runstate import RunStateView
 from adapter.shim.services import Services
 from adapter.shim.store import QueueState, StateStore
 from adapter.shim.uow import UnitsOfWork
@@ -89,7 +93,25 @@ class Connection:
             self.log.check_reachable()
         except BACKEND_ERRORS as exc:
             log.warning("MQCONN %s: the servers cannot be reached: %s", qmgr, exc)
+            self._close_backends()
             raise fail(C.MQRC_HOST_NOT_AVAILABLE) from exc
+        self._closed = False
+        self.run = RunStateView(self.store, self._backout_on_stop)
+        try:
+            self.run.check_connect()  # no new connection while quiescing or ending
+            self._build(qmgr, transactional_id)
+        except BaseException:
+            # Nothing half-built stays behind: no pump thread, no open clients.
+            self._closed = True
+            pump = getattr(self, "pump", None)
+            if pump is not None:
+                pump.stop()
+            self._close_backends()
+            raise
+        _LIVE.add(self)
+        self._sweep_dynamic()
+
+    def _build(self, qmgr: str, transactional_id: str | None) -> None:
         self.producer = self.log.producer()
         self.pump = Pump(qmgr, self.producer, self.store, on_tick=self._tick)
         # A stable transactional id (argument or MQK_TRANSACTIONAL_ID) lets a restarted
@@ -113,15 +135,27 @@ class Connection:
             self.pump,
             self.txn,
             self.catalog,
+            self.run,
         )
         self.user = DEFAULT_CONTEXT["UserIdentifier"]
         self.may_set_context = config.context_authority(self.user)
         self.may_use_alternate_user = config.alternate_user_authority(self.user)
-        self._closed = False
         self._renewed_at = self.clock.monotonic()
         self.pump.start()
-        _LIVE.add(self)
-        self._sweep_dynamic()
+
+    def _close_backends(self) -> None:
+        for backend in (self.store, self.log):
+            try:
+                backend.close()
+            except Exception:
+                log.warning("closing %s after a failed MQCONN failed", backend, exc_info=True)
+
+    def _backout_on_stop(self) -> None:
+        """endmqm -i: the queue manager backs out the unit of work of every connection
+        (at the connection's next call)."""
+        if self.txn.current is not None:
+            log.warning("the queue manager is ending immediately: unit of work backed out")
+            self.backout()
 
     def _sweep_dynamic(self) -> None:
         """Temporary dynamic queues whose creator died go when a connection starts (and
@@ -133,7 +167,10 @@ class Connection:
             log.warning("sweeping dead temporary dynamic queues failed", exc_info=True)
 
     def _tick(self) -> None:
-        self.txn.renew()
+        if self.run.current() is not RunState.ENDING_IMMEDIATELY:
+            # Ending immediately: its locks are no longer kept (the unit of work is
+            # backed out at the next call, or by their leases running out).
+            self.txn.renew()
         now = self.clock.monotonic()
         if now - self._renewed_at >= config.OPEN_LEASE_MS / 3000:
             self._renewed_at = now
@@ -154,29 +191,39 @@ class Connection:
         *,
         put1: bool = False,
         selection_string: str | bytes | None = None,
+        object_qmgr: str = "",
     ) -> QueueHandle:
-        """MQOPEN of a local queue: option rules, the selection string, the object, the
-        context authority the options ask for, exclusive input (MQRC_OBJECT_IN_USE).
-        MQOPEN of a model queue creates a dynamic queue named after `dynamic_name` (MQOD
-        DynamicQName) and opens that (the handle's `name`); MQPUT1 (`put1`) of a model
-        queue is MQRC_Q_TYPE_ERROR. The definition is the current one; a delete in
-        progress is MQRC_UNKNOWN_OBJECT_NAME."""
-        reason = open_options_error(options)
+        """MQOPEN of a local queue: option rules, the selection string, the MQOD's
+        ObjectQMgrName (`object_qmgr`: blank or this queue manager; core/resolution.py),
+        the object, the context authority the options ask for, exclusive input
+        (MQRC_OBJECT_IN_USE). MQOPEN of a model queue creates a dynamic queue named after
+        `dynamic_name` (MQOD DynamicQName) and opens that (the handle's `name`); MQPUT1
+        (`put1`) of a model queue is MQRC_Q_TYPE_ERROR. MQOPEN of an alias opens its
+        target (the handle's `name`; its `object_name` stays the alias). The definition
+        is the current one; a delete in progress is MQRC_UNKNOWN_OBJECT_NAME."""
+        self.run.check(options & C.MQOO_FAIL_IF_QUIESCING)
+        reason = open_options_error(options) or handle_error(
+            self.services.open_handles(), self.qmgr_def().max_handles
+        )
         if reason is not None:
             raise fail(reason)
         selector = compile_selector(selection_string)
         if selector is not None and not options & (INPUT | C.MQOO_BROWSE):
             raise fail(C.MQRC_SELECTOR_INVALID_FOR_TYPE)  # it selects what gets see
+        self._resolve_qmgr(object_qmgr)
         qdef = self.lookup_queue(name)  # the current one: its definition mark says so
         if qdef is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+        alias = None
+        if qdef.is_alias:
+            alias, qdef = qdef, self._alias_target(qdef)
         if qdef.is_model and put1:
             raise fail(C.MQRC_Q_TYPE_ERROR)
         self.check_context_authority(options)
         self.check_alternate_user_authority(options)
         if not qdef.is_model:
-            mark = self.catalog.mark_of(name)
-            return QueueHandle(self.services, qdef, options, mark, selector=selector)
+            mark = self.catalog.mark_of(qdef.name)
+            return QueueHandle(self.services, qdef, options, mark, selector=selector, alias=alias)
         self._sweep_dynamic()
         ids = self.services.new_handle_id()
         dynamic = self.services.dynamic.create(qdef, dynamic_name, ids[1])
@@ -186,6 +233,26 @@ class Connection:
         except BaseException:
             self.services.dynamic.delete(dynamic)  # no handle: nobody would delete it
             raise
+
+    def _resolve_qmgr(self, object_qmgr: str) -> None:
+        """MQOD ObjectQMgrName: blank or this queue manager resolves here; any other
+        name fails until distributed queuing exists (2087, or 2092 for a local queue's
+        name, which would have to be a transmission queue)."""
+        if object_qmgr in ("", self.qmgr):
+            return
+        named = self.lookup_queue(object_qmgr) if len(object_qmgr) <= C.MQ_Q_NAME_LENGTH else None
+        is_local = named is not None and named.has_storage
+        reason = object_qmgr_error(object_qmgr, self.qmgr, is_local_queue=is_local)
+        if reason is not None:
+            raise fail(reason)
+
+    def _alias_target(self, alias: QueueDef) -> QueueDef:
+        """The local queue an alias resolves to at MQOPEN (2082 / 2001 otherwise)."""
+        target = self.lookup_queue(alias.target) if alias.target else None
+        reason = alias_base_error(None if target is None else target.queue_type)
+        if reason is not None:
+            raise fail(reason)
+        return target  # type: ignore[return-value]  # not None: alias_base_error said so
 
     def check_context_authority(self, options: int) -> None:
         """MQRC_NOT_AUTHORIZED for set/pass context options the policy does not grant
@@ -216,13 +283,32 @@ class Connection:
         return self.catalog.lookup(name, refresh=refresh)
 
     def define_queue(self, qdef: QueueDef, replace: bool = False) -> QueueDef:
+        self._check_max_msg_length(qdef.max_msg_length)
         return self.catalog.define(qdef, replace=replace)
 
-    def alter_queue(self, name: str, **changes: object) -> QueueDef:
-        return self.catalog.alter(name, **changes)
+    def alter_queue(self, name: str, *, force: bool = False, **changes: object) -> QueueDef:
+        if "max_msg_length" in changes:
+            self._check_max_msg_length(changes["max_msg_length"])
+        return self.catalog.alter(name, force=force, **changes)
+
+    def _check_max_msg_length(self, value: object) -> None:
+        """DEFINE / ALTER QLOCAL / QMODEL MAXMSGL: at most the queue manager's (MQSC,
+        DEFINE queues, MAXMSGL on Multiplatforms). ALTER QMGR lowering the queue
+        manager's checks no queue, as in MQ (dynamic queues copy their model's)."""
+        limit = self.qmgr_def().max_msg_length
+        if isinstance(value, int) and value > limit:
+            raise ValueError(f"MAXMSGL({value}) exceeds the queue manager's MAXMSGL({limit})")
 
     def delete_queue(self, name: str, purge: bool = False) -> None:
         self.catalog.delete(name, purge=purge)
+
+    def qmgr_def(self) -> QMgrDef:
+        """The queue manager's attributes (DISPLAY QMGR), current at no round trip."""
+        return self.catalog.qmgr_def()
+
+    def alter_qmgr(self, **changes: object) -> QMgrDef:
+        """ALTER QMGR: every connection of every process sees it on its next call."""
+        return self.catalog.alter_qmgr(**changes)
 
     def queue_status(self, name: str) -> dict:
         """DISPLAY QSTATUS: depth and open counts, with the queue's attributes."""
@@ -261,6 +347,7 @@ class Connection:
         self.pump.barrier()
 
     def commit(self) -> None:
+        self.run.check()  # ending immediately: backed out, MQRC_Q_MGR_STOPPING
         self.barrier()
         try:
             self.txn.commit()
@@ -272,6 +359,11 @@ class Connection:
             self.txn.backout()
         finally:
             self._drop_deleted()
+
+    def begin(self) -> None:
+        """MQBEGIN."""
+        self.run.check()
+        self.txn.begin()
 
     def _drop_deleted(self) -> None:
         """The storage of the temporary queues closed while the ended unit of work
@@ -297,7 +389,10 @@ class Connection:
         self._drop_deleted()
 
     def async_status(self, reset: bool = True) -> AsyncStatus:
-        """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR)'s figures for this connection."""
+        """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR)'s figures for this connection. An MQ client's
+        MQSTAT flows after the puts it sent, so it counts all of them: the asynchronous
+        puts still in flight are waited for first."""
+        self.pump.wait_delivered(config.BROKEN_AFTER_S)
         return self.pump.async_status(reset)
 
     # -- MQDISC ----------------------------------------------------------------------
@@ -312,7 +407,10 @@ class Connection:
         try:
             self.producer.poll(0)
             self.barrier()
-            self.txn.commit()
+            if self.run.current() is RunState.ENDING_IMMEDIATELY:
+                self.txn.backout()  # the queue manager backs it out, not MQDISC
+            else:
+                self.txn.commit()
         finally:
             self._delete_temporary()
             self.store.close()

@@ -1,6 +1,7 @@
 """MQGET on a queue handle: the rules core selects, the state store claims, the
 envelope becomes the returned MQMD. Browse cursors, locks, truncation, expiry discard
-with reports, syncpoint gets held by the unit of work, and the BOTHRESH requeue."""
+with reports, COD reports, syncpoint gets held by the unit of work, and the BOTHRESH
+requeue (to BOQNAME, else the dead-letter queue)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from adapter import config
 from adapter.core import cmqc as C
 from adapter.core import expiry as exp
 from adapter.core import getrules as gr
-from adapter.core import propctl, propwire, rfh2
+from adapter.core import propctl, propwire
 from adapter.core.calls import GetRequest, GetResult
 from adapter.core.errors import MQMIError, fail, warning
 from adapter.core.model import Item
+from adapter.core.reports import Kind, wants_coa, wants_cod
 from adapter.core.selector import Selector
-from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
 from adapter.shim.context import SAVED_FIELDS, pad_mqchar, put_date_time
 from adapter.shim.readahead import ReadAheadBuffer
@@ -25,7 +26,6 @@ from adapter.shim.services import Services
 from adapter.shim.store import ClaimStatus, NoEpochError, QueueState
 
 log = logging.getLogger("mqk.shim.get")
-DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
 INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 _BROWSING = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
 _FREE_TO_ME = (ClaimStatus.FREE, ClaimStatus.MINE)
@@ -131,6 +131,9 @@ class Getter:
         clock = self.svc.clock
         if self.svc.closed:
             raise fail(C.MQRC_HCONN_ERROR)  # MQDISC ended the connection
+        if max_length is not None and max_length < 0:
+            # BufferLength below zero (MQGET's parameter checks; None: the whole message).
+            raise fail(C.MQRC_BUFFER_LENGTH_ERROR)
         if opts & C.MQGMO_UNLOCK:
             return self._unlock_call(opts)
         browsing = bool(opts & _BROWSING)
@@ -142,6 +145,7 @@ class Getter:
             raise fail(C.MQRC_GET_INHIBITED)
         if opts & C.MQGMO_SYNCPOINT and not browsing:
             self.svc.txn.begin()  # MQRC_BACKED_OUT if the unit of work can no longer commit
+            self.svc.txn.check_room(self.svc.qmgr_def().max_uncommitted_msgs)
         if opts & C.MQGMO_WAIT and wait_interval < C.MQWI_UNLIMITED:
             raise fail(C.MQRC_WAIT_INTERVAL_ERROR)
         cursor = self.browse_cursor if browsing else self.get_cursor
@@ -162,11 +166,15 @@ class Getter:
         else:
             reader.pump(0)
         fresh = stale
+        held = self.svc.txn.held_gets()
+        quiescing = opts & C.MQGMO_FAIL_IF_QUIESCING
         while True:
             result = self._attempt(req, browsing, max_length)
             while result is RETRY:  # the view changed under the claim: select again
                 result = self._attempt(req, browsing, max_length)
             if result is not None:
+                if self.svc.txn.held_gets() > held:  # one more in the unit of work
+                    self.svc.txn.count_uncommitted()
                 return result
             if not fresh:
                 # Nothing in the view: make sure nothing committed is still unread.
@@ -178,6 +186,9 @@ class Getter:
                 if browsing:
                     self.browse_cursor = gr.no_message(self.browse_cursor, req)
                 raise fail(C.MQRC_NO_MSG_AVAILABLE)
+            # A wait ends when the queue manager ends, or quiesces for a getter that
+            # asked to fail then (2162 / 2161, seen within one 50 ms fetch).
+            self.svc.run.check(quiescing)
             # Block in Kafka's fetch: a new record wakes us at once.
             reader.pump(min(0.05, remaining) if remaining is not None else 0.05)
 
@@ -196,7 +207,7 @@ class Getter:
                 held = ahead.take_locked(reader)
                 if held is not None:
                     return self._deliver(
-                        held.item, [held.item], req, None, removed=True, env=held.env
+                        held.item, [held.item], req, None, removed=True, env=held.env, in_uow=True
                     )
             else:  # a get that selects differently must see those messages too
                 self.svc.txn.give_back_prefetched(reader)
@@ -253,7 +264,7 @@ class Getter:
                 held = ahead.take_locked(reader)
                 if held is not None:
                     return self._deliver(
-                        held.item, [held.item], req, None, removed=True, env=held.env
+                        held.item, [held.item], req, None, removed=True, env=held.env, in_uow=True
                     )
             return self._remove(batch, req, max_length)
         except NoEpochError:
@@ -264,7 +275,10 @@ class Getter:
         """(lock owner, consume now?) for removing `item`: under syncpoint the unit of
         work holds a leased lock until commit; outside it the message goes at once."""
         if gr.get_in_uow(req, item):
-            return self.svc.txn.begin().owner, False
+            uow = self.svc.txn.begin()
+            if not req.options & C.MQGMO_SYNCPOINT:  # SYNCPOINT_IF_PERSISTENT: now known
+                self.svc.txn.check_room(self.svc.qmgr_def().max_uncommitted_msgs)
+            return uow.owner, False
         return self.handle_id, True
 
     def _stale(self, res) -> object | None:
@@ -352,28 +366,53 @@ class Getter:
         return None
 
     def _requeue_poison(self, item: Item, backout: int) -> bool:
-        """BOTHRESH / BOQNAME: a message backed out that many times moves to the backout
-        requeue queue (else SYSTEM.DEAD.LETTER.QUEUE, if defined) inside the same unit of
-        work, so it cannot block the queue. False: deliver it as usual."""
+        """BOTHRESH / BOQNAME, as IBM MQ classes for JMS handle a poison message: one
+        backed out that many times moves to the backout requeue queue, as it is; when
+        there is none or it cannot take the message, it is discarded if its Report asks
+        for MQRO_DISCARD_MSG, else it goes to the dead-letter queue with an MQDLH whose
+        Reason is MQRC_BACKOUT_THRESHOLD_REACHED (2362), with an exception report if
+        one was asked for (Feedback 2362) ("Handling poison messages in IBM MQ classes
+        for JMS", https://www.ibm.com/docs/SSFKSJ_9.4.0/develop/q032280_.html; 2362,
+        https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q043910_.html). All of it
+        inside the getter's unit of work. False: nowhere can take it, so it stays and
+        is delivered as usual (never lost)."""
         threshold = self.qdef.backout_threshold
         if threshold <= 0:
             return False
         count = self.reader.envelopes[item.key]["BackoutCount"] + backout
         if count < threshold:
             return False
-        target = None
-        for name in (self.qdef.backout_requeue_q, DEAD_LETTER_QUEUE):
-            if name and name != self.name and self.svc.catalog.lookup(name) is not None:
-                target = name
-                break
-        if target is None:
-            return False
+        svc = self.svc
         env = dict(self.reader.envelopes[item.key], BackoutCount=count)
-        topic = naming.data_topic(self.svc.qmgr, target, min(max(env["Priority"], 0), 9))
-        self.svc.txn.put(target, [records.resend(topic, env)])
-        self.svc.txn.hold(self.name, item, self.reader.envelopes[item.key], self.reader)
+        boq = self.qdef.backout_requeue_q.strip()
+        requeued = bool(boq) and boq != self.name and svc.dead_letters.refusal(boq, env) is None
+        if requeued:
+            svc.send(svc.dead_letters.to_queue(boq, env), in_uow=True, counted=False)
+            if wants_coa(env["Report"], env["Format"]):  # JMS MQPUTs it there: it arrives
+                svc.send(svc.reports.report(env, Kind.COA), in_uow=True)
+        elif env["Report"] & C.MQRO_DISCARD_MSG:
+            svc.dead_letters.counts.discarded += 1
+            log.info("%s: a message backed out %d times was discarded (MQRO_DISCARD_MSG)",
+                     self.name, count)  # fmt: skip
+        else:
+            dead = svc.dead_letters.put(env, C.MQRC_BACKOUT_THRESHOLD_REACHED, self.name)
+            if dead is None:
+                return False
+            svc.send(dead, in_uow=True, counted=False)
+        if not requeued and env["Report"] & C.MQRO_EXCEPTION:
+            report = svc.reports.report(
+                env, Kind.EXCEPTION, feedback=C.MQRC_BACKOUT_THRESHOLD_REACHED
+            )
+            svc.send(report, in_uow=True)
+        svc.txn.hold(self.name, item, self.reader.envelopes[item.key], self.reader)
         self.reader.forget(item.key)
         return True
+
+    def _confirm_delivery(self, env: dict, in_uow: bool) -> None:
+        """MQRO_COD: the report on a message got destructively, in the get's unit of work
+        (backed out with it) or at once (adapter/core/reports.py)."""
+        if wants_cod(env["Report"], env["Format"]):
+            self.svc.send(self.svc.reports.report(env, Kind.COD), in_uow)
 
     def _browse(
         self, batch: list[Item], req: gr.GetRequest, max_length: int | None
@@ -444,6 +483,8 @@ class Getter:
         the message carried when it was put, e.g. by a requeue)."""
         reader = self.reader
         if env is not None:  # from the read-ahead buffer: consumed and logged already
+            if env["Report"] & C.MQRO_COD:
+                self._confirm_delivery(env, in_uow)
             return self._result(item, env, env["Payload"], req, max_length, True, move, backout)
         env = reader.envelopes[item.key]
         data = (
@@ -453,10 +494,13 @@ class Getter:
         )
         if removed:
             for s in segments:
+                s_env = reader.envelopes[s.key]
                 if in_uow:  # its consumption commits with the unit of work
-                    self.svc.txn.hold(self.name, s, reader.envelopes[s.key], reader)
+                    self.svc.txn.hold(self.name, s, s_env, reader)
                 else:
                     self.svc.pump.record_ack(self.name, s.key)
+                if s_env["Report"] & C.MQRO_COD:  # one report per physical message
+                    self._confirm_delivery(s_env, in_uow)
                 reader.forget(s.key)
             self._forgotten += len(segments)
         return self._result(item, env, data, req, max_length, removed, move, backout)
@@ -484,7 +528,10 @@ class Getter:
         original_length = len(data)
         if max_length is not None and len(data) > max_length:
             data = data[:max_length]
-            warning = C.MQRC_TRUNCATED_MSG_ACCEPTED if removed else C.MQRC_TRUNCATED_MSG_FAILED
+            # Accepted: a removed message, or a browse with MQGMO_ACCEPT_TRUNCATED_MSG (the
+            # cursor moves on past it, MQRC_TRUNCATED_MSG_ACCEPTED as for a removing get).
+            accepted = removed or bool(req.options & C.MQGMO_ACCEPT_TRUNCATED_MSG)
+            warning = C.MQRC_TRUNCATED_MSG_ACCEPTED if accepted else C.MQRC_TRUNCATED_MSG_FAILED
         now = self.svc.clock.now_ms()
         md = {
             "MsgId": env["MsgId"],
@@ -559,9 +606,11 @@ class Getter:
             return data, packed, fmt, encoding, ccsid
         if how is propctl.Delivery.NONE:
             return data, b"", fmt, encoding, ccsid
-        body_fmt = fmt.encode().ljust(8)[:8]
-        data = rfh2.build_message(props, data, body_fmt, encoding, ccsid or 1208)
-        return data, b"", C.MQFMT_RF_HEADER_2.decode(), C.MQENC_NATIVE, 1208
+        merge = self.qdef.property_control != C.MQPROP_V6COMPAT  # V6COMPAT: MQRFH2 as put
+        data, body_fmt, encoding, ccsid = propctl.insert_properties(
+            props, data, fmt.encode(), encoding, ccsid, merge
+        )
+        return data, b"", body_fmt.decode(), encoding, ccsid
 
     def _discard_expired(self, items: list[Item]) -> None:
         """Expired messages a get met: removed (outside any unit of work) and reported."""

@@ -1,7 +1,9 @@
 """An open queue (MQOPEN's object handle): a putter, a getter and a read-ahead buffer,
 the handle's registration in the queue's open counts (IPPROCS / OPPROCS), which also
 keeps DELETE QLOCAL out, the queue's current definition (ALTER, DELETE), and MQCLOSE
-with its options (the dynamic-queue rules: adapter/core/dynamic.py, shim/dynamic.py)."""
+with its options (the dynamic-queue rules: adapter/core/dynamic.py, shim/dynamic.py).
+A handle opened through an alias queue works on the target queue (`name`) with the
+alias's defaults (catalog.through_alias) and an AliasBinding (shim/alias.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from adapter.core.dynamic import DELETE_OPTIONS, close_options_error
 from adapter.core.errors import MQMIError, fail
 from adapter.core.openrules import input_exclusive
 from adapter.core.selector import Selector
-from adapter.shim.catalog import QueueDef, incarnation
+from adapter.shim.alias import AliasBinding
+from adapter.shim.catalog import QueueDef, incarnation, through_alias
 from adapter.shim.dynamic import CREATOR_KIND
 from adapter.shim.get import Getter
 from adapter.shim.put import Putter
@@ -34,16 +37,22 @@ class QueueHandle:
         mark: str,
         ids: tuple[int, str] | None = None,
         selector: Selector | None = None,
+        alias: QueueDef | None = None,
     ) -> None:
         """`mark`: the definition mark `qdef` is current under (Catalog.lookup); `ids`:
         the (Hobj, state id) the connection drew before creating the dynamic queue this
         handle opens (the queue records its creator); `selector`: the compiled MQOD
-        SelectionString."""
+        SelectionString; `alias`: the alias queue opened, which resolved to `qdef`."""
         self.svc = svc
-        self.qdef = qdef
+        self.base = qdef  # the local queue's own definition
         self.name = qdef.name
+        self.object_name = alias.name if alias is not None else qdef.name  # as opened
         self.options = options
         self.hobj, self.handle_id = ids or svc.new_handle_id()
+        self.alias = AliasBinding(svc.catalog, svc.store, alias, self.handle_id) if alias else None
+        if alias is not None:
+            qdef = through_alias(alias, qdef)
+        self.qdef = qdef
         self.is_creator = bool(qdef.creator) and qdef.creator == self.handle_id
         self.state = svc.store.queue(qdef.name)
         self._mark = mark
@@ -79,6 +88,12 @@ class QueueHandle:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME) from None
         if not registered:
             raise fail(C.MQRC_OBJECT_IN_USE)
+        if self.alias is not None:
+            try:
+                self.alias.register()
+            except BaseException:
+                self.state.unregister_open(self.handle_id)
+                raise
         svc.handles[self.hobj] = self
         if self.is_creator and qdef.is_temporary:
             svc.temporary[self.handle_id] = qdef
@@ -93,6 +108,8 @@ class QueueHandle:
         exclusively after this one's lease had run out."""
         if self.closed or self.gone or not self.kinds:
             return True
+        if self.alias is not None:
+            self.alias.renew()
         try:
             return self.state.register_open(self.handle_id, self.kinds, config.OPEN_LEASE_MS)
         except QueueDeletedError:
@@ -110,9 +127,13 @@ class QueueHandle:
         round trip while the definition is unchanged (store.QueueState.definition)."""
         if self.gone:
             raise fail(C.MQRC_Q_DELETED)
+        changed = self.alias is not None and self.alias.refresh()
         mark = self.state.definition()
         if mark != self._mark:
             self._changed(mark)
+            changed = True
+        if changed:
+            self._apply()
         return self.qdef
 
     def _changed(self, mark: str | None) -> None:
@@ -124,13 +145,19 @@ class QueueHandle:
         ):
             self.gone = True  # deleted, and perhaps defined again: another queue now
             raise fail(C.MQRC_Q_DELETED)
-        # ALTER / DEFINE REPLACE: the new attributes for every part of the handle. (The
-        # reader keeps the layout it was built with: partitions cannot be altered.)
-        self.qdef = self.putter.qdef = self.getter.qdef = self.ahead.qdef = qdef
+        self.base = qdef
         self._mark = self.state.definition() if mark is None else mark
+
+    def _apply(self) -> None:
+        """ALTER / DEFINE REPLACE of the queue or of the alias it was opened through:
+        the new attributes for every part of the handle. (The reader keeps the layout it
+        was built with: partitions cannot be altered.)"""
+        qdef = self.base if self.alias is None else through_alias(self.alias.qdef, self.base)
+        self.qdef = self.putter.qdef = self.getter.qdef = self.ahead.qdef = qdef
 
     def put(self, req: PutRequest, payload: bytes, *, put1: bool = False) -> PutResult:
         if not self.svc.closed:
+            self.svc.run.check(req.options & C.MQPMO_FAIL_IF_QUIESCING)
             self.current()
         return self.putter.put(req, payload, put1=put1)
 
@@ -138,8 +165,14 @@ class QueueHandle:
         self, req: GetRequest, max_length: int | None = None, wait_interval: int = 0
     ) -> GetResult | None:
         if not self.svc.closed:
+            self.svc.run.check(req.options & C.MQGMO_FAIL_IF_QUIESCING)
             self.current()
         return self.getter.get(req, max_length, wait_interval)
+
+    def inquired(self) -> QueueDef:
+        """MQINQ: the definition now (after an ALTER, the new values)."""
+        self.svc.run.check()
+        return self.current()
 
     def close(self, options: int = C.MQCO_NONE) -> tuple[int, int]:
         """MQCLOSE: the Table 2 outcome for an unterminated group or logical message.
@@ -149,14 +182,19 @@ class QueueHandle:
         svc = self.svc
         if svc.closed:
             raise fail(C.MQRC_HCONN_ERROR)
+        svc.run.check()  # ending immediately: MQRC_Q_MGR_STOPPING, the handle stays open
         if not self.gone:
             try:
                 self.current()
             except MQMIError as err:
-                if err.reason != C.MQRC_Q_DELETED:
+                # MQCLOSE is what 2041 asks for: the handle goes back whatever changed.
+                if err.reason not in (C.MQRC_Q_DELETED, C.MQRC_OBJECT_CHANGED):
                     raise
         # A handle of a deleted queue may still be closed (2052 page): no delete rule left.
+        # Through an alias the object is the alias, which no delete option fits.
         kind = C.MQQDT_PERMANENT_DYNAMIC if self.gone else self.qdef.definition_type
+        if self.alias is not None and not self.gone:
+            kind = C.MQQDT_PREDEFINED
         reason = close_options_error(options, kind, self.is_creator)
         if reason is not None:
             raise fail(reason)
@@ -173,6 +211,8 @@ class QueueHandle:
             outcome = get_outcome
         self.closed = True
         self.state.unregister_open(self.handle_id)
+        if self.alias is not None:
+            self.alias.unregister()
         svc.temporary.pop(self.handle_id, None)
         if delete:
             self._delete_queue()
@@ -180,14 +220,14 @@ class QueueHandle:
 
     def _check_deletable(self, options: int) -> None:
         """MQCO_DELETE of a permanent dynamic queue needs it empty; either delete option
-        needs no uncommitted put or get on it (MQRC_Q_NOT_EMPTY). Uncommitted work is
-        seen for this connection's unit of work; other connections' is not."""
+        needs no uncommitted put or get on it, by any connection (MQRC_Q_NOT_EMPTY)."""
         if self.svc.txn.touches(self.name):
             raise fail(C.MQRC_Q_NOT_EMPTY)
-        if options & C.MQCO_DELETE:
-            self.svc.pump.barrier()  # this connection's puts counted in the depth
-            if self.state.depth() > 0:
-                raise fail(C.MQRC_Q_NOT_EMPTY)
+        self.svc.pump.barrier()  # this connection's puts on Kafka and counted in the depth
+        if options & C.MQCO_DELETE and self.state.depth() > 0:
+            raise fail(C.MQRC_Q_NOT_EMPTY)
+        if self.svc.catalog.has_uncommitted(self.qdef):
+            raise fail(C.MQRC_Q_NOT_EMPTY)
 
     def _delete_queue(self) -> None:
         # A temporary queue closed inside a unit of work that touched it: the name goes

@@ -77,6 +77,7 @@ class MemoryServer:
         self.lock = threading.RLock()
         self.queues: dict[tuple[str, str], _QueueData] = {}
         self.catalogs: dict[str, dict[str, bytes]] = {}
+        self.run_states: dict[str, str] = {}  # qmgr -> run state (`status`)
         # Unreachable: every call of every store on this server raises.
         self.down = False
 
@@ -86,6 +87,7 @@ class MemoryServer:
         with self.lock:
             self.queues.clear()
             self.catalogs.clear()
+            self.run_states.clear()
 
     def data(self, qmgr: str, queue: str) -> _QueueData:
         """The queue's keys (created empty on first use, as Redis keys appear on write)."""
@@ -317,6 +319,15 @@ class MemoryQueueState:
             now = self._now_ms()
             return [Candidate(*c) for c, (_, until) in d.lock.items() if until <= now]
 
+    def live_locks(self, owner_prefix: str = "") -> int:
+        with self._store._call():
+            now = self._now_ms()
+            return sum(
+                1
+                for owner, until in self._d().lock.values()
+                if until > now and owner.startswith(owner_prefix)
+            )
+
     # -- watermarks and counters -----------------------------------------------------
     def advance(self, lane_name: str, low: int) -> None:
         with self._store._call():
@@ -407,9 +418,10 @@ class MemoryQueueState:
     def open_counts(self) -> dict[str, int]:
         with self._store._call():
             now = self._now_ms()
-            counts = dict.fromkeys(_OPEN_KINDS, 0)
+            counts = dict.fromkeys((*_OPEN_KINDS, "handles"), 0)
             for kinds, until in self._d().opens.values():
                 if until > now:
+                    counts["handles"] += 1
                     for k in kinds.split(","):
                         if k in counts:
                             counts[k] += 1
@@ -584,6 +596,19 @@ class MemoryStore:
                     d.once[token] = seq
                     applied = True
         return applied
+
+    def run_state(self) -> str | None:
+        # RedisStore reads it from its client-tracking cache: no call that fault
+        # injection (fail_next) could hit.
+        with self.server.lock:
+            return self.server.run_states.get(self.qmgr)
+
+    def set_run_state(self, state: str | None) -> None:
+        with self._call():
+            if state is None:
+                self.server.run_states.pop(self.qmgr, None)
+            else:
+                self.server.run_states[self.qmgr] = state
 
     def ping(self) -> None:
         with self._call_retried():

@@ -195,8 +195,18 @@ class Pump:
             if err is None:
                 st.put_success += 1
                 return
+        self._failed(queue, delivery_reason(err), err)
+
+    def refuse_async(self, queue: str, reason: int) -> None:
+        """An asynchronous MQPUT the queue manager refused after the call returned
+        (PUT(DISABLED)): the application learns it from MQSTAT, as an MQ client does, and
+        the log says so."""
+        self._failed(queue, reason, "refused by the queue manager")
+
+    def _failed(self, queue: str, reason: int, detail: object) -> None:
+        with self._lock:
+            st = self._status
             st.put_failure += 1
-            reason = delivery_reason(err)
             if st.comp != C.MQCC_FAILED:  # a failure replaces an earlier warning
                 st.comp, st.reason = C.MQCC_FAILED, reason
                 st.object_type, st.object_name = C.MQOT_Q, queue
@@ -205,7 +215,7 @@ class Pump:
             "asynchronous MQPUT to %s failed: reason %d (%s); %d failure(s) since the last MQSTAT",
             queue,
             reason,
-            err,
+            detail,
             failures,
         )
 

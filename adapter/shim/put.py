@@ -1,17 +1,33 @@
 """MQPUT on a queue handle: Table 1 through the rules core, segmentation, MAXDEPTH,
-context, and the records sent to the priority topic (or into the unit of work)."""
+context, an application's MQRFH2 (its property folders read as properties,
+adapter/core/putprops.py), and the records sent to the priority topic (or into the unit
+of work), with a COA report when the message asks for one (adapter/core/reports.py).
+
+A blank ReplyToQMgr is stored as the name of this queue manager ("If you leave the
+ReplyToQMgr field blank ... set to the name of the queue manager to which your
+application is connected", <https://www.ibm.com/docs/en/SSFKSJ_9.3.0/develop/q023100_.html>;
+MQMD ReplyToQMgr <https://www.ibm.com/docs/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q097670_.html>),
+with or without a ReplyToQ; the field is an input field of MQPUT, so the caller's MQMD
+keeps its blank."""
 
 from __future__ import annotations
+
+from mqk_avro import codec
 
 from adapter import config
 from adapter.core import cmqc as C
 from adapter.core import expiry as exp
+from adapter.core import propwire, putprops
 from adapter.core.calls import PutRequest, PutResult
 from adapter.core.errors import fail
 from adapter.core.mdrules import feedback_error, msg_type_error, reply_to_error, report_outcome
+from adapter.core.mqheaders import header_error
 from adapter.core.openrules import PUT_CONTEXT, put_context_error
 from adapter.core.putrules import PutCursor, close_outcome, plan_put, put_options_error
+from adapter.core.qmgrrules import MIN_QMGR_MAX_MSG_LENGTH, msg_length_error
+from adapter.core.reports import Kind, wants_coa
 from adapter.core.segmentation import segment_message
+from adapter.core.text import mqstr
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
 from adapter.shim.context import (
@@ -27,6 +43,8 @@ from adapter.shim.services import Services
 from adapter.shim.store import QueueState
 
 _PASS = C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT
+_RFH2 = mqstr(C.MQFMT_RF_HEADER_2)
+_APPLICATION_SEGMENT = C.MQMF_SEGMENT | C.MQMF_LAST_SEGMENT
 
 
 class Putter:
@@ -76,6 +94,11 @@ class Putter:
             if reason is not None:
                 raise fail(reason)
         if self.qdef.put_inhibited:
+            if self._async_response(opts):
+                # As an MQ client's asynchronous put: the call completes, MQSTAT counts
+                # the failure (with the queue) and the message is not put.
+                svc.pump.refuse_async(self.name, C.MQRC_PUT_INHIBITED)
+                return PutResult({})
             raise fail(C.MQRC_PUT_INHIBITED)
         in_uow = bool(opts & C.MQPMO_SYNCPOINT)
         if in_uow:
@@ -111,6 +134,15 @@ class Putter:
             if report[0] == C.MQCC_FAILED:
                 raise fail(report[1])
             warning = warning or report[1]  # MQRC_UNKNOWN_REPORT_OPTION: the put goes on
+        fmt, encoding, ccsid, properties = req.format, req.encoding, req.ccsid, req.properties
+        read_rfh2 = fmt == _RFH2 and not req.msg_flags & _APPLICATION_SEGMENT
+        if read_rfh2:  # only then: any other put pays one comparison
+            payload, fmt, encoding, ccsid, properties = self._read_rfh2(req, payload)
+        # An MQ header the Format names at the start of the data (a later segment of an
+        # application's own segmenting starts with no header): 2141 / 2191 / 2220 / 2260.
+        reason = header_error(fmt, payload, encoding) if req.offset == 0 else None
+        if reason is not None:
+            raise fail(reason)
 
         plan = plan_put(
             self.cursor,
@@ -138,15 +170,23 @@ class Putter:
 
         # One physical message up to MAXMSGL; beyond it (or beyond the segment size,
         # when the application allows it) queue-manager segmentation.
+        # The queue manager's MAXMSGL too (never under 32 KiB: no lookup below that).
         flags = plan.msg_flags
-        limit = self.qdef.max_msg_length
+        length = len(payload)
+        qmgr_max = svc.qmgr_def().max_msg_length if length > MIN_QMGR_MAX_MSG_LENGTH else length
+        limit = min(self.qdef.max_msg_length, qmgr_max)
         if flags & C.MQMF_SEGMENTATION_ALLOWED:
             limit = min(limit, self.qdef.segment_size)
-        pieces = segment_message(flags, plan.offset, len(payload), limit)
+        pieces = segment_message(flags, plan.offset, length, limit)
         if pieces is None:
-            raise fail(C.MQRC_MSG_TOO_BIG_FOR_Q)
+            raise fail(
+                msg_length_error(length, self.qdef.max_msg_length, qmgr_max)
+                or C.MQRC_MSG_TOO_BIG_FOR_Q  # segments under the 16-byte minimum
+            )
         if self._depth_estimate(len(pieces)) + len(pieces) > self.qdef.max_depth:
             raise fail(C.MQRC_Q_FULL)
+        if in_uow:  # one uncommitted message, however many segments (MAXUMSGS)
+            svc.txn.check_room(svc.qmgr_def().max_uncommitted_msgs)
 
         msg_id = req.msg_id
         if opts & C.MQPMO_NEW_MSG_ID or msg_id == C.MQMI_NONE:
@@ -176,31 +216,33 @@ class Putter:
             "Priority": req.priority if req.priority >= 0 else priority,
             "Expiry": expiry,
             "PutTimestamp": now_ms,
-            "Format": req.format.ljust(8) if req.format else C.MQFMT_NONE.decode(),
-            "CodedCharSetId": req.ccsid,
-            "Encoding": req.encoding,
+            "Format": fmt.ljust(8) if fmt else C.MQFMT_NONE.decode(),
+            "CodedCharSetId": ccsid,
+            "Encoding": encoding,
             "MsgType": req.msg_type,
             "Report": req.report,
             "Feedback": req.feedback,
             "ReplyToQ": reply_q,
-            "ReplyToQMgr": req.reply_to_qmgr or (svc.qmgr if reply_q else ""),
+            # Blank: this queue manager, whether or not a ReplyToQ is given (IBM,
+            # "Reply-to queue and queue manager"; the MQMD passed is not updated).
+            "ReplyToQMgr": req.reply_to_qmgr or svc.qmgr,
             "BackoutCount": 0,
-            "Properties": req.properties,
+            "Properties": properties,
         }
         topic = self._topics[min(priority, 9)]
         out = records.build(topic, plan, pieces, fields, context, payload, msg_id, svc.new_msg_id)
         if in_uow:  # invisible to read_committed getters until the transaction commits
             svc.txn.put(self.name, out)
-        elif opts & C.MQPMO_SYNC_RESPONSE or (
-            not opts & C.MQPMO_ASYNC_RESPONSE and self.qdef.def_put_response != 2
-        ):
-            svc.pump.send_sync(self.name, out)
-        else:
+        elif self._async_response(opts):
             svc.pump.send_async(self.name, out)
+        else:
+            svc.pump.send_sync(self.name, out)
+        if req.report & C.MQRO_COA and wants_coa(req.report, fields["Format"]):
+            self._confirm_arrival(out, in_uow)
         self.cursor = plan.cursor
         if warning is not None:
             # pymqi raises before it unpacks the MD: a warned put leaves the MD as given.
-            return PutResult(None, warning)
+            return PutResult(None, warning, properties if read_rfh2 else None)
         if opts & C.MQPMO_NO_CONTEXT:  # no origin context: no put time either
             put_date = put_time = b" " * 8
         else:
@@ -215,8 +257,38 @@ class Putter:
                 "Offset": plan.offset,
                 "PutDate": put_date,
                 "PutTime": put_time,
-            }
+            },
+            properties=properties if read_rfh2 else None,
         )
+
+    def _read_rfh2(self, req: PutRequest, payload: bytes) -> tuple[bytes, str, int, int, bytes]:
+        """An application's MQRFH2 chain (adapter/core/putprops.py): checked (2334), and
+        its property folders made the message's properties, except on a V6COMPAT queue."""
+        api = propwire.unpack(req.properties) if req.properties else None
+        got = putprops.read_rfh2_on_put(
+            payload,
+            req.encoding,
+            req.ccsid,
+            api,
+            read_folders=self.qdef.property_control != C.MQPROP_V6COMPAT,
+        )
+        props = propwire.pack(got.properties)
+        return got.data, mqstr(got.format), got.encoding, got.ccsid, props
+
+    def _confirm_arrival(self, out: list[records.Record], in_uow: bool) -> None:
+        """MQRO_COA: a report for each physical message now on the queue, read back from
+        its own record so it reports exactly what was stored; in the put's unit of work
+        when it has one (the report then appears only if the put commits)."""
+        svc = self.svc
+        for _topic, _key, value, _headers in out:
+            svc.send(svc.reports.report(codec.decode(value), Kind.COA), in_uow)
+
+    def _async_response(self, opts: int) -> bool:
+        """Whether a put outside syncpoint returns before the queue manager has it:
+        MQPMO_ASYNC_RESPONSE, or DEFPRESP(ASYNC) unless MQPMO_SYNC_RESPONSE."""
+        if opts & (C.MQPMO_SYNCPOINT | C.MQPMO_SYNC_RESPONSE):
+            return False
+        return bool(opts & C.MQPMO_ASYNC_RESPONSE) or self.qdef.def_put_response == 2
 
     def close(self) -> tuple[int, int]:
         """MQCLOSE's Table 2 outcome for an unterminated group or logical message."""

@@ -59,10 +59,16 @@ class QueueReader:
                 self.position[lane(prio, part)] = low or 0
         self.consumer.assign(parts)
 
-    def _pos(self, prio: int, part: int, offset: int, ts: int) -> tuple:
+    def _pos(self, prio: int, part: int, offset: int, ts: int, msg_id: bytes) -> tuple:
         # One partition per priority: offset order is physical order, exactly.
         if self._fifo:
-            return (ts, -prio, part, offset)
+            # MSGDLVSQ(FIFO): arrival order across the priority topics. The broker's
+            # append time orders puts a millisecond apart; within one millisecond the
+            # MsgId does: a connection's generated MsgIds end in a big-endian counter
+            # behind its own prefix, so one application's puts keep their order (sync
+            # puts are appended in put order) and puts of two connections in the same
+            # millisecond, which were concurrent, get a fixed order of their own.
+            return (ts, msg_id, part, offset)
         if self._single:
             return (-prio, offset)
         return (-prio, ts, part, offset)
@@ -110,7 +116,7 @@ class QueueReader:
             self.view.add(
                 Item(
                     key=key,
-                    pos=self._pos(prio, part, offset, msg.timestamp()[1]),
+                    pos=self._pos(prio, part, offset, msg.timestamp()[1], env["MsgId"]),
                     priority=env["Priority"],
                     msg_id=env["MsgId"],
                     correl_id=env["CorrelId"],

@@ -1,9 +1,9 @@
 """The one owner of message records on a queue's topics: the builder ((put plan, pieces,
 MQMD fields, context) -> Kafka records) and the reader (record -> envelope).
 
-MQPUT sends the built records, the expiry reports send them (or hand them to the Spark
-job's transaction), the BOTHRESH requeue and the read-ahead give-back re-send an
-envelope as it was. The envelope format itself belongs to mqk_avro.codec.
+MQPUT sends the built records; report messages, the dead-letter queue, the BOTHRESH
+requeue and the read-ahead give-back write one whole envelope (`resend`). The envelope
+format itself belongs to mqk_avro.codec.
 
 Properties. The envelope's ``Properties`` field (core/propwire.py) is the source of
 truth: typed, compact, read with the envelope in one decode, by the getter, the

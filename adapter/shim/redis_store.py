@@ -20,14 +20,16 @@ a queue's keys in one cluster slot, so one script may touch all of them):
 
 plus `once:<token>` (the last sequence number a replaying writer applied to the depth,
 add_depths_once), and per queue manager `mqk:{QM}:catalog` (hash name -> definition),
-the cache of the catalog topic. No script touches two queues (Redis Cluster slots).
+the cache of the catalog topic, and `mqk:{QM}:status` (the run state endmqm left:
+`QUIESCING` or `ENDING IMMEDIATELY`; absent while running, strmqm deletes it; written
+only by shim/runstate.py). No script touches two queues (Redis Cluster slots).
 A candidate is spelled `priority.partition:offset` (store.encode); the scripts parse it.
 
-Definition marks are read on every MQPUT and MQGET, so they are cached in the process
-and kept current by Redis itself: `_DefinitionMarks` reads them on its own RESP3
-connection with CLIENT TRACKING on, and Redis pushes an invalidation on that connection
-whenever a mark it read changes (or the database is flushed). A check is then a poll of
-that socket (~0.5 µs), not a round trip. (redis-py's own client-side cache needs Redis 7.4;
+Definition marks and the run state are read on every MQPUT and MQGET, so they are
+cached in the process and kept current by Redis itself: `_DefinitionMarks` reads them on
+its own RESP3 connection with CLIENT TRACKING on, and Redis pushes an invalidation on that
+connection whenever a mark it read changes (or the database is flushed). A check is then a
+poll of that socket (~0.5 µs), not a round trip. (redis-py's own client-side cache needs Redis 7.4;
 CLIENT TRACKING itself is Redis 6.)
 """
 
@@ -385,10 +387,14 @@ def catalog_key(qmgr: str) -> str:
     return f"mqk:{{{qmgr}}}:catalog"
 
 
+def status_key(qmgr: str) -> str:
+    return f"mqk:{{{qmgr}}}:status"
+
+
 def purge_queue_manager(client: redis.Redis, qmgr: str) -> None:
     """Delete every key of a queue manager (test clean-up)."""
     keys = list(client.scan_iter(match=f"mqk:{{{qmgr}/*", count=1000))
-    keys.append(catalog_key(qmgr))
+    keys.extend((catalog_key(qmgr), status_key(qmgr)))
     client.delete(*keys)
 
 
@@ -592,6 +598,11 @@ class RedisQueueState:
                 out.append(Candidate.decode(c.decode()))
         return out
 
+    def live_locks(self, owner_prefix: str = "") -> int:
+        now, prefix = self._now_ms(), owner_prefix.encode()
+        held = (raw.rsplit(b"|", 1) for raw in self.r.hvals(self.prefix + "lock"))
+        return sum(1 for owner, until in held if int(until) > now and owner.startswith(prefix))
+
     def advance(self, lane_name: str, low: int) -> None:
         self._advance(keys=self._keys, args=[lane_name, low])
 
@@ -639,10 +650,11 @@ class RedisQueueState:
 
     def open_counts(self) -> dict[str, int]:
         now = self._now_ms()
-        counts = {"input": 0, "output": 0, "browse": 0}
+        counts = {"input": 0, "output": 0, "browse": 0, "handles": 0}
         for raw in self.r.hvals(self.prefix + "opens"):
             kinds, until = raw.decode().split("|")
             if int(until) > now:
+                counts["handles"] += 1
                 for k in kinds.split(","):
                     if k in counts:
                         counts[k] += 1
@@ -714,6 +726,7 @@ class RedisStore:
         self.marks = _DefinitionMarks(self.client)
         self._queues: dict[str, RedisQueueState] = {}
         self._catalog = catalog_key(qmgr)
+        self._status = status_key(qmgr)
         self._transient = retry(
             retry=retry_if_exception_type((redis.ConnectionError, redis.TimeoutError)),
             stop=stop_after_delay(config.BROKEN_AFTER_S),
@@ -746,6 +759,17 @@ class RedisStore:
             keys = [queue_prefix(self.qmgr, queue)]
             applied |= bool(self.scripts["add_once"](keys=keys, args=[token, seq, delta]))
         return applied
+
+    def run_state(self) -> str | None:
+        raw = self.marks.get(self._status)
+        return None if raw is None else raw.decode()
+
+    def set_run_state(self, state: str | None) -> None:
+        if state is None:
+            self.client.delete(self._status)
+        else:
+            self.client.set(self._status, state)
+        self.client.ping()  # the invalidations are out before this returns (set_definition)
 
     def ping(self) -> None:
         self._transient(self.client.ping)()

@@ -1,103 +1,96 @@
-"""Report messages (MQRO_EXPIRATION*): built by MQPUT's own rules and record builder.
+"""Report messages the queue manager generates (COA, COD, expiration, exception), and
+where they go: the original's ReplyToQ at ReplyToQMgr, else the dead-letter queue.
 
-A discarded expired message that asked for an expiration report gets one on its
-ReplyToQ. The report is planned like any put (Table 1 through plan_put, segmentation
-through segment_message, records through records.build) and returned as records, so
-the caller decides how they travel: a get's discard sends them at once, outside any unit
-of work; the Spark job places them in the transaction of its micro-batch, so a report
-is put exactly once even when the job dies between two systems.
+The report's MQMD and data follow the rules core (adapter/core/reports.py); this module
+routes it and returns records, so the caller decides how they travel: COA and COD of a
+syncpoint put or get go into that unit of work (backed out with it), the others are
+sent at once outside any unit of work, and the Spark job places expiration reports in
+the transaction of its micro-batch (exactly once).
+
+A report is "treated in the same way as ordinary messages; if the report message
+cannot be delivered to its destination queue (usually the queue specified by the
+ReplyToQ field ...), the report message is placed on the dead-letter queue"
+("DeadLetterQName (MQCHAR48)", https://www.ibm.com/docs/SSFKSJ_9.3.0/refdev/q102290_.html),
+with the put's reason in the MQDLH: MQRC_UNKNOWN_OBJECT_NAME (missing), MQRC_Q_FULL,
+MQRC_PUT_INHIBITED, MQRC_MSG_TOO_BIG_FOR_Q, and MQRC_UNKNOWN_REMOTE_Q_MGR for a
+ReplyToQMgr that is not this queue manager (there are no channels here, so no route to
+another one). A report whose Report field carries MQRO_DISCARD_MSG (passed on by
+MQRO_PASS_DISCARD_AND_EXPIRY) is discarded instead ("Report (MQLONG)", q097680_).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from adapter.core import cmqc as C
 from adapter.core import expiry as exp
-from adapter.core.model import normalise_flags
-from adapter.core.putrules import PutCursor, plan_put
-from adapter.core.segmentation import segment_message
-from adapter.shim import naming, records
-from adapter.shim.catalog import QueueDef
-from adapter.shim.context import DEFAULT_CONTEXT
+from adapter.core import reports as rules
+from adapter.core.reports import Kind
+from adapter.shim.clock import Clock
+from adapter.shim.deadletter import DeadLetterQueue, Delivery
+
+log = logging.getLogger("mqk.shim.reports")
+
+__all__ = ["Delivery", "Kind", "Reports"]
 
 
-def expiry_report(
-    original: dict[str, Any],
-    qmgr: str,
-    lookup: Callable[[str], QueueDef | None],
-    new_msg_id: Callable[[], bytes],
-    now_ms: int,
-) -> tuple[str, list[records.Record]]:
-    """(reply queue, records) of the expiration report `original` (an envelope) asked
-    for; no records when it asked for none or its ReplyToQ is not a queue of this queue
-    manager (MQ would route the report to a dead-letter queue this queue manager does
-    not have)."""
-    if not exp.wants_expiry_report(original["Report"]):
-        return "", []
-    reply_q = original.get("ReplyToQ", "").strip()
-    reply_qm = original.get("ReplyToQMgr", "").strip()
-    if not reply_q or (reply_qm and reply_qm != qmgr):
-        return "", []
-    qdef = lookup(reply_q)
-    if qdef is None:
-        return "", []
-    fields = exp.expiry_report_fields(original, new_msg_id=new_msg_id())
-    data = exp.report_data(original["Payload"], original["Report"])
-    plan = plan_put(
-        PutCursor(),
-        msg_flags=fields["MsgFlags"],
-        group_id=fields["GroupId"],
-        seq=fields["MsgSeqNumber"],
-        offset=fields["Offset"],
-        persistence=fields["Persistence"],
-        length=len(data),
-        md_version=C.MQMD_VERSION_2,
-        logical_order=False,
-        in_uow=False,
-        put1=True,
-        new_group_id=new_msg_id(),
-    )
-    if plan.comp == C.MQCC_FAILED and plan.reason == C.MQRC_SEGMENT_LENGTH_ZERO:
-        # A report on a segment may carry no data: its OriginalLength (> 0) says how
-        # long the segment was (MQMD OriginalLength). plan_put does not know MsgType,
-        # so use what Table 1's 'values in field' rows would: the fields as given.
-        plan = replace(
-            plan,
-            comp=C.MQCC_OK,
-            reason=C.MQRC_NONE,
-            msg_flags=normalise_flags(fields["MsgFlags"]),
+class Reports:
+    """Builds a connection's report messages and routes them (or dead-letters them)."""
+
+    def __init__(
+        self,
+        qmgr: str,
+        dead_letters: DeadLetterQueue,
+        new_msg_id: Callable[[], bytes],
+        clock: Clock,
+    ) -> None:
+        self.qmgr = qmgr
+        self.dead_letters = dead_letters
+        self._new_msg_id = new_msg_id
+        self._clock = clock
+
+    def report(
+        self, original: dict[str, Any], kind: Kind, *, feedback: int | None = None
+    ) -> Delivery | None:
+        """The `kind` report on `original` (an envelope), routed; None when it asked
+        for none, or when it could go nowhere (logged and counted)."""
+        report = original["Report"]
+        if not rules.wants(report, kind):
+            return None
+        reply_q = (original.get("ReplyToQ") or "").strip()
+        if not reply_q:
+            return None  # MQPUT refuses a report request without a ReplyToQ (2027)
+        now = self._clock.now_ms()
+        expiry_left = C.MQEI_UNLIMITED
+        if report & C.MQRO_PASS_DISCARD_AND_EXPIRY and kind is not Kind.EXPIRATION:
+            expiry_left = exp.remaining_tenths(original["PutTimestamp"], original["Expiry"], now)
+            if expiry_left == 0:
+                expiry_left = 1  # the shortest lifetime an MQMD can carry
+        env = rules.report_envelope(
+            original,
+            kind,
+            self.qmgr,
+            self._new_msg_id(),
+            now,
+            feedback=feedback,
+            expiry_left=expiry_left,
         )
-    if plan.comp == C.MQCC_FAILED:
-        return reply_q, []
-    limit = (
-        qdef.segment_size if plan.msg_flags & C.MQMF_SEGMENTATION_ALLOWED else qdef.max_msg_length
-    )
-    pieces = segment_message(plan.msg_flags, plan.offset, len(data), limit)
-    if pieces is None:
-        return reply_q, []  # too big for the reply queue: MQ would dead-letter it
-    msg_id = fields["MsgId"] if fields["MsgId"] != C.MQMI_NONE else new_msg_id()
-    priority = min(max(fields["Priority"], 0), 9)
-    md = {
-        "CorrelId": fields["CorrelId"],
-        "OriginalLength": len(original["Payload"]),
-        "Persistence": fields["Persistence"],
-        "Priority": priority,
-        "Expiry": fields["Expiry"],
-        "PutTimestamp": now_ms,
-        "Format": original.get("Format") or C.MQFMT_NONE.decode(),
-        "CodedCharSetId": original.get("CodedCharSetId", 0),
-        "Encoding": original.get("Encoding", C.MQENC_NATIVE),
-        "MsgType": fields["MsgType"],
-        "Report": fields["Report"],
-        "Feedback": fields["Feedback"],
-        "ReplyToQ": "",
-        "ReplyToQMgr": "",
-        "BackoutCount": 0,
-    }
-    topic = naming.data_topic(qmgr, reply_q, priority)
-    return reply_q, records.build(
-        topic, plan, pieces, md, DEFAULT_CONTEXT, data, msg_id, new_msg_id
-    )
+        return self.deliver(env, reply_q, (original.get("ReplyToQMgr") or "").strip())
+
+    def deliver(self, env: dict[str, Any], queue: str, qmgr: str = "") -> Delivery | None:
+        """A message the queue manager generated, to `queue` at `qmgr`, or to the
+        dead-letter queue with the reason it could not go there; MQRO_DISCARD_MSG in its
+        Report field discards it instead."""
+        if qmgr and qmgr != self.qmgr:
+            reason: int | None = C.MQRC_UNKNOWN_REMOTE_Q_MGR
+        else:
+            reason = self.dead_letters.refusal(queue, env)
+        if reason is None:
+            return self.dead_letters.to_queue(queue, env)
+        if env["Report"] & C.MQRO_DISCARD_MSG:
+            self.dead_letters.counts.discarded += 1
+            log.info("a report for %s was discarded (reason %d, MQRO_DISCARD_MSG)", queue, reason)
+            return None
+        return self.dead_letters.put(env, reason, queue, qmgr)

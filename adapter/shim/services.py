@@ -14,13 +14,17 @@ from typing import Any
 
 from adapter.core import cmqc as C
 from adapter.core.errors import fail
-from adapter.shim import recovery, reports
+from adapter.shim import recovery
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import Clock
+from adapter.shim.deadletter import DeadLetterQueue, Delivery
 from adapter.shim.dynamic import DynamicQueues
 from adapter.shim.log import Log
 from adapter.shim.pump import Pump
+from adapter.shim.qmgrdef import QMgrDef
 from adapter.shim.reconcile import reconcile
+from adapter.shim.reports import Kind, Reports
+from adapter.shim.runstate import RunStateView
 from adapter.shim.store import StateStore
 from adapter.shim.uow import UnitsOfWork
 
@@ -38,6 +42,7 @@ class Services:
         pump: Pump,
         txn: UnitsOfWork,
         catalog: Catalog,
+        run: RunStateView,
     ) -> None:
         self.qmgr = qmgr
         self.conn_id = conn_id
@@ -47,6 +52,7 @@ class Services:
         self.pump = pump
         self.txn = txn
         self.catalog = catalog
+        self.run = run  # the queue manager's run state (endmqm): checked on every call
         # MsgId: 'MQK ' + 12 bytes unique to this connection + 8-byte counter (MQ's own
         # ids are likewise a fixed prefix plus a counter).
         self._id_prefix = b"MQK " + uuid.uuid4().bytes[:12]
@@ -63,6 +69,37 @@ class Services:
         # Deleted while this connection's unit of work touched them: their topics and
         # state go when it ends (MQ's logical deletion).
         self.deleted_after_uow: list[QueueDef] = []
+        self.dead_letters = DeadLetterQueue(
+            qmgr, catalog.lookup, catalog.qmgr_def, self._depth, clock
+        )
+        self.reports = Reports(qmgr, self.dead_letters, self.new_msg_id, clock)
+
+    def _depth(self, queue: str) -> int:
+        """A queue's depth with what this connection has not yet counted (a full-queue
+        check for the messages the queue manager itself moves)."""
+        return self.store.queue(queue).depth() + self.pump.pending_depth(queue)
+
+    def send(self, delivery: Delivery | None, in_uow: bool, *, counted: bool = True) -> bool:
+        """Records the queue manager generated or moved: into the unit of work (a COA or
+        COD of a syncpoint put or get, which count towards MAXUMSGS; a BOTHRESH move,
+        `counted=False`, does not), else at once. True if anything was sent."""
+        if delivery is None:
+            return False
+        if in_uow:
+            self.txn.put(delivery.queue, delivery.records, counted=counted)
+        else:
+            self.pump.send_async(delivery.queue, delivery.records, status=False)
+        return True
+
+    def qmgr_def(self) -> QMgrDef:
+        """The queue manager's attributes (MAXHANDS, MAXUMSGS, MAXMSGL), at no round
+        trip while unchanged (Catalog.qmgr_def)."""
+        return self.catalog.qmgr_def()
+
+    def open_handles(self) -> int:
+        """This connection's open handles, for MAXHANDS (a handle whose queue was
+        deleted stays open until its MQCLOSE)."""
+        return sum(1 for handle in list(self.handles.values()) if not handle.closed)
 
     def new_msg_id(self) -> bytes:
         return self._id_prefix + next(self._id_counter).to_bytes(8, "big")
@@ -88,13 +125,11 @@ class Services:
 
     def report_expiry(self, original: dict[str, Any]) -> bool:
         """A discarded expired message that asked for an MQRO_EXPIRATION* report: put
-        it now, outside any unit of work. True if a report was put."""
-        reply_q, out = reports.expiry_report(
-            original, self.qmgr, self.catalog.lookup, self.new_msg_id, self.clock.now_ms()
-        )
-        if out:
-            self.pump.send_async(reply_q, out, status=False)
-        return bool(out)
+        it now, outside any unit of work (expiration reports never belong to one,
+        "MaxUncommittedMsgs"). True if a report was put (on the ReplyToQ or the DLQ)."""
+        if not original["Report"] & C.MQRO_EXPIRATION:
+            return False
+        return self.send(self.reports.report(original, Kind.EXPIRATION), in_uow=False)
 
     def rebuild(self, qdef: QueueDef) -> bool:
         return recovery.rebuild(

@@ -92,6 +92,10 @@ class QueueDeletedError(RuntimeError):
 # it that their queue is gone (MQRC_Q_DELETED), opens racing the delete are refused.
 DELETED = "deleted"
 
+# Lock owners that are units of work (uow.py names them so): their locks are uncommitted
+# gets, where a handle's own locks (browse locks) are not.
+UOW_LOCK_OWNER = "uow."
+
 
 class QueueState(Protocol):
     """One queue's state. Every method is one atomic transition or read."""
@@ -139,6 +143,12 @@ class QueueState(Protocol):
 
     def stale_locks(self) -> list[Candidate]: ...
 
+    def live_locks(self, owner_prefix: str = "") -> int:
+        """How many messages are locked by a lease still running, by owners whose id
+        starts with `owner_prefix` (UOW_LOCK_OWNER: got under syncpoint and not yet
+        committed or backed out)."""
+        ...
+
     def advance(self, lane_name: str, low: int) -> None:
         """Raise a lane's low watermark (never past a locked offset)."""
         ...
@@ -174,7 +184,8 @@ class QueueState(Protocol):
 
     def register_open(self, handle: str, kinds: str, lease_ms: int = 120_000) -> bool:
         """Register (or renew) an open handle; `kinds` is a comma list of 'input',
-        'exclusive', 'output', 'browse', 'inquire', 'set'. Refused (False, nothing
+        'exclusive', 'output', 'browse', 'inquire', 'set', 'alias' (a handle opened
+        through this alias queue). Refused (False, nothing
         written) when it asks for input and another live handle holds the queue
         exclusively, or when it asks for exclusive input and another live handle has
         input (MQRC_OBJECT_IN_USE). Raises QueueDeletedError (nothing written) while the
@@ -189,7 +200,8 @@ class QueueState(Protocol):
         ...
 
     def open_counts(self) -> dict[str, int]:
-        """{'input': n, 'output': n, 'browse': n} of the live handles."""
+        """{'input': n, 'output': n, 'browse': n} of the live handles, and 'handles':
+        how many live handles there are, whatever they opened it for."""
         ...
 
     def definition(self) -> str | None:
@@ -252,6 +264,16 @@ class StateStore(Protocol):
         """Add `deltas` to the queues' depths unless `token` already applied a `seq` this
         high (a writer that may replay its last step, as the Spark job's sink does).
         Atomic per queue; True if applied to any."""
+        ...
+
+    def run_state(self) -> str | None:
+        """The queue manager's run state as endmqm / strmqm left it (None: running;
+        adapter/core/qmgrrules.RunState names the values). Read on every MQI call, so
+        it costs no round trip while it is unchanged (RedisStore: client tracking)."""
+        ...
+
+    def set_run_state(self, state: str | None) -> None:
+        """endmqm (a state) / strmqm (None): every connection's next call sees it."""
         ...
 
     def ping(self) -> None:

@@ -37,12 +37,13 @@ from adapter import config
 from adapter.core import cmqc as C
 from adapter.core.errors import MQMIError, fail
 from adapter.core.model import Item
+from adapter.core.qmgrrules import syncpoint_error
 from adapter.shim import acklog
 from adapter.shim.clock import Clock
 from adapter.shim.log import Log, TransactionalProducer, produce
 from adapter.shim.pump import Pump
 from adapter.shim.records import Record
-from adapter.shim.store import NoEpochError, StateStore
+from adapter.shim.store import UOW_LOCK_OWNER, NoEpochError, StateStore
 
 log = logging.getLogger("mqk.shim.uow")
 
@@ -76,6 +77,9 @@ class UnitOfWork:
     # backed out) when the unit of work ends or the reader selects differently.
     prefetched: dict[int, deque[HeldGet]] = field(default_factory=dict)
     puts: dict[str, int] = field(default_factory=dict)  # queue -> physical messages
+    # Messages put and got by the application (MAXUMSGS): one per MQPUT / MQGET call,
+    # however many segments it made or took.
+    uncommitted: int = 0
     doomed: bool = False  # can no longer commit: gets and puts fail with 2003
     written: dict[tuple[str, int], int] = field(default_factory=dict)  # last offset per partition
     renewed_at: float = 0.0
@@ -151,14 +155,35 @@ class UnitsOfWork:
                 self._drop_producer()
                 raise fail(C.MQRC_CONNECTION_BROKEN) from exc
             self.current = UnitOfWork(
-                owner=f"uow.{self.conn_id}.{next(self._n)}", renewed_at=self.clock.monotonic()
+                owner=f"{UOW_LOCK_OWNER}{self.conn_id}.{next(self._n)}",
+                renewed_at=self.clock.monotonic(),
             )
         if self.current.doomed:
             raise fail(C.MQRC_BACKED_OUT)
         return self.current
 
-    def put(self, queue: str, records: list[Record]) -> None:
-        """Syncpoint puts: invisible to read_committed getters until commit."""
+    def check_room(self, max_uncommitted: int) -> None:
+        """MQRC_SYNCPOINT_LIMIT_REACHED if one more message would take the unit of work
+        past MAXUMSGS; the unit of work is untouched and may still commit."""
+        uow = self.current
+        reason = syncpoint_error(0 if uow is None else uow.uncommitted, max_uncommitted)
+        if reason is not None:
+            raise fail(reason)
+
+    def held_gets(self) -> int:
+        """How many gets the current unit of work holds (a get call compares before and
+        after to know whether it added one)."""
+        return 0 if self.current is None else len(self.current.gets)
+
+    def count_uncommitted(self) -> None:
+        """An application's MQPUT or MQGET joined the unit of work (MAXUMSGS)."""
+        if self.current is not None:
+            self.current.uncommitted += 1
+
+    def put(self, queue: str, records: list[Record], *, counted: bool = True) -> None:
+        """Syncpoint puts: invisible to read_committed getters until commit. `counted`:
+        an application's MQPUT (one uncommitted message, MAXUMSGS), not a message the
+        queue manager moves itself (a BOTHRESH requeue)."""
         uow = self.begin()
         try:
             for topic, key, value, headers in records:
@@ -167,6 +192,8 @@ class UnitsOfWork:
             uow.doomed = True
             raise fail(C.MQRC_BACKED_OUT) from exc
         uow.puts[queue] = uow.puts.get(queue, 0) + len(records)
+        if counted:
+            uow.uncommitted += 1
 
     def _delivered(self, err, msg) -> None:
         uow = self.current
@@ -178,6 +205,14 @@ class UnitsOfWork:
             return
         tp = (msg.topic(), msg.partition())
         uow.written[tp] = max(uow.written.get(tp, -1), msg.offset())
+
+    def doom(self, why: str) -> None:
+        """The current unit of work can no longer commit (a call failed in a way that
+        leaves its part unknown): MQCMIT backs it out with MQRC_BACKED_OUT."""
+        uow = self.current
+        if uow is not None and not uow.doomed:
+            uow.doomed = True
+            log.warning("unit of work %s will back out: %s", uow.owner, why)
 
     def touches(self, queue: str) -> bool:
         """Whether the current unit of work has puts to or gets from `queue` (MQCLOSE's

@@ -270,6 +270,8 @@ def test_all_segments_available_and_complete_msg(qmgr) -> None:
 
 
 def test_queue_manager_segmentation_64_mib_round_trip(qmgr) -> None:
+    # A queue's MAXMSGL may not exceed the queue manager's (DEFINE QLOCAL MAXMSGL).
+    qmgr.alter_qmgr(max_msg_length=100 * 1024 * 1024)
     qmgr.define_queue("Q.BIG", max_msg_length=100 * 1024 * 1024, max_depth=1000)
     q = pymqi.Queue(qmgr, "Q.BIG", ALL)
     big = bytes(range(256)) * (64 * 1024 * 1024 // 256)

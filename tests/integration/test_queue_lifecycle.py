@@ -20,6 +20,7 @@ import pytest
 
 import adapter.pymqi as pymqi
 from adapter.shim.redis_store import RedisStore, purge_queue_manager
+from tests.integration.conftest import mqerror
 
 pytestmark = pytest.mark.integration
 C = pymqi.CMQC
@@ -31,7 +32,14 @@ import sys, time, adapter.pymqi as pymqi
 C = pymqi.CMQC
 qm = pymqi.connect({qmgr!r})
 q = pymqi.Queue(qm, {queue!r}, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)
+
+def stat():  # MQSTAT: the first asynchronous put failure's reason, as the call's
+    sts = qm.stat(C.MQSTAT_TYPE_ASYNC_ERROR)
+    if sts.PutFailureCount:
+        raise pymqi.MQMIError(sts.CompCode, sts.Reason)
+
 calls = {{
+    "stat": stat,
     "put": lambda: q.put(b"x", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT)),
     "put_async": lambda: q.put(
         b"x", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_ASYNC_RESPONSE)
@@ -126,8 +134,11 @@ def test_alter_in_one_process_reaches_the_open_handle_of_another(qmgr, qmgr_name
         assert child.call("get")[0] == C.MQRC_GET_INHIBITED
         assert child.call("browse")[0] == C.MQRC_GET_INHIBITED
         qmgr.alter_queue("Q.ALTERED", get_inhibited=False, put_inhibited=True)
-        for name in ("put", "put_async", "put1"):
+        for name in ("put", "put1"):
             assert child.call(name)[0] == C.MQRC_PUT_INHIBITED, name
+        # An asynchronous put completes, as an MQ client's; MQSTAT reports the refusal.
+        assert child.call("put_async")[0] == 0
+        assert child.call("stat")[0] == C.MQRC_PUT_INHIBITED
         assert child.call("get")[0] == 0
         qmgr.alter_queue("Q.ALTERED", put_inhibited=False)
         assert child.call("put_async")[0] == 0
@@ -201,3 +212,32 @@ def test_definition_marks_written_on_one_connection_are_read_on_another_at_once(
         purge_queue_manager(reader.client, qmgr_name)
         reader.close()
         writer.close()
+
+
+def test_delete_purge_is_refused_while_another_connection_has_an_open_transaction(
+    qmgr, qmgr_name
+) -> None:
+    """Rule 40 on real Kafka: the other connection's uncommitted put is an open Kafka
+    transaction on the queue's topic (last stable offset short of the high watermark),
+    so DELETE QLOCAL PURGE gives 2055 until it commits. The record reaches the broker a
+    few milliseconds after MQPUT returns (the transactional producer registers the
+    partition, then sends): the wait below is that window, the one place where another
+    connection cannot see the put yet."""
+    qmgr.define_queue("Q.OPEN.TXN")
+    other = pymqi.connect(qmgr_name)
+    try:
+        q = pymqi.Queue(other, "Q.OPEN.TXN", C.MQOO_OUTPUT)
+        q.put(b"pending", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+        q.close()
+        catalog = qmgr.get_handle().catalog
+        qdef = catalog.lookup("Q.OPEN.TXN")
+        deadline = time.monotonic() + 5
+        while not catalog.has_uncommitted(qdef) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with pytest.raises(pymqi.MQMIError) as exc:
+            qmgr.delete_queue("Q.OPEN.TXN", purge=True)
+        assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_Q_NOT_EMPTY)
+        other.commit()
+        qmgr.delete_queue("Q.OPEN.TXN", purge=True)
+    finally:
+        other.disconnect()

@@ -393,3 +393,20 @@ def test_scenarios_agree(qmgr, name):
         pair.final_state()
     finally:
         pair.close()
+
+
+def test_run_state_agrees(qmgr):
+    """endmqm / strmqm's one value: written by one connection, seen by the other at once
+    (Redis: through client tracking), on both backends."""
+    pair = Pair(qmgr, "Q.RUN")
+    try:
+        seen = {}
+        for label, side in (("redis", pair.redis), ("memory", pair.memory)):
+            states = [side[1].run_state()]  # read (and, on Redis, cached) first
+            for value in ("QUIESCING", "ENDING IMMEDIATELY", None):
+                side[0].set_run_state(value)
+                states.append(side[1].run_state())
+            seen[label] = states
+        assert seen["redis"] == seen["memory"] == [None, "QUIESCING", "ENDING IMMEDIATELY", None]
+    finally:
+        pair.close()

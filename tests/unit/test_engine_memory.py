@@ -6,8 +6,7 @@ expiry and reports, groups in logical order, segments, syncpoint commit and back
 read-ahead, BOTHRESH), imported here and run against `memory_log` + `memory_store` on a
 ManualClock: the tests' own `time.sleep` moves that clock instead of sleeping. Left
 out are the scenarios that reach past the MQI into Kafka or Redis themselves (a raw
-consumer or producer, a Redis flush, subprocesses) and FIFO order across priorities,
-which rests on the broker's millisecond timestamps; the memory-specific tests below
+consumer or producer, a Redis flush, subprocesses); the memory-specific tests below
 cover fencing, lost locks, dead connections and lost state on the fakes instead.
 """
 
@@ -37,6 +36,7 @@ _SCENARIOS = {
         "test_str_payload_is_utf8_mqstr_1208",
         "test_msg_id_and_correl_id_generation_rules",
         "test_priority_order_highest_first_fifo_within_priority",
+        "test_fifo_delivery_sequence_ignores_priority",
         "test_priority_above_nine_is_a_warning_and_highest",
         "test_no_wait_on_empty_queue_is_2033_at_once",
         "test_wait_times_out_after_wait_interval",

@@ -301,13 +301,14 @@ def test_open_counts_by_kind_and_lease(q, clock):
     q.register_open("h1", "input,browse", lease_ms=1000)
     q.register_open("h2", "output", lease_ms=2000)
     q.register_open("h3", "inquire", lease_ms=2000)
-    assert q.open_counts() == {"input": 1, "output": 1, "browse": 1}
+    # 'handles' counts every live handle, an inquire-only one too.
+    assert q.open_counts() == {"input": 1, "output": 1, "browse": 1, "handles": 3}
     clock.advance(1.0)
-    assert q.open_counts() == {"input": 0, "output": 1, "browse": 0}
+    assert q.open_counts() == {"input": 0, "output": 1, "browse": 0, "handles": 2}
     q.register_open("h1", "input", lease_ms=1000)  # renewal
     q.unregister_open("h2")
     q.unregister_open("h2")
-    assert q.open_counts() == {"input": 1, "output": 0, "browse": 0}
+    assert q.open_counts() == {"input": 1, "output": 0, "browse": 0, "handles": 2}
 
 
 # ---------------------------------------------------------------------------- mutexes

@@ -288,6 +288,29 @@ def test_permanent_dynamic_queue_delete_rules(qmgr, qmgr_name) -> None:
     other.disconnect()
 
 
+@pytest.mark.parametrize("syncpoint_get", [False, True])
+def test_close_delete_sees_another_connections_uncommitted_work(
+    qmgr, qmgr_name, syncpoint_get: bool
+) -> None:
+    """2055 for either delete option while another connection has an uncommitted put
+    or get on the queue, though that connection closed its handle."""
+    qmgr.define_queue("PERM.MODEL", queue_type=C.MQQT_MODEL, definition_type=2)
+    q, name = open_model(qmgr, IN | OUT, b"PERM.UOW", "PERM.MODEL")
+    other = pymqi.connect(qmgr_name)
+    o = pymqi.Queue(other, name, IN | OUT)
+    if syncpoint_get:
+        put(q, b"committed")
+        assert get(o, options=C.MQGMO_SYNCPOINT) == b"committed"
+    else:
+        put(o, b"uncommitted", C.MQPMO_SYNCPOINT)
+    o.close()
+    fails(lambda: q.close(C.MQCO_DELETE_PURGE), C.MQRC_Q_NOT_EMPTY)
+    other.backout()
+    q.close(C.MQCO_DELETE_PURGE)
+    assert not defined(qmgr, name)
+    other.disconnect()
+
+
 def test_permanent_dynamic_queue_deleted_empty_with_mqco_delete(qmgr) -> None:
     qmgr.define_queue("PERM.MODEL", queue_type=C.MQQT_MODEL, definition_type=2)
     q, name = open_model(qmgr, IN | OUT, model="PERM.MODEL")

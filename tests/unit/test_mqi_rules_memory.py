@@ -299,3 +299,33 @@ def test_handles_of_a_disconnected_queue_manager_are_2018(qmgr, qmgr_name) -> No
     fails(lambda: get(q), C.MQRC_HCONN_ERROR)
     fails(q.close, C.MQRC_HCONN_ERROR)
     assert qmgr.queue_status("Q.DISC")["current_depth"] == 0  # nothing went anywhere
+
+
+def test_a_browse_that_accepts_truncation_is_2079_and_moves_on(qmgr) -> None:
+    """MQGMO_ACCEPT_TRUNCATED_MSG on a browse: MQRC_TRUNCATED_MSG_ACCEPTED, the cursor past
+    the message; without it MQRC_TRUNCATED_MSG_FAILED, the cursor on it (so that
+    BROWSE_MSG_UNDER_CURSOR with a larger buffer returns it whole)."""
+    qmgr.define_queue("Q.BROWSE.TRUNC")
+    q = pymqi.Queue(qmgr, "Q.BROWSE.TRUNC", OUT | C.MQOO_BROWSE)
+    put(q, b"first message")
+    put(q, b"second")
+    browse = C.MQGMO_BROWSE_FIRST | C.MQGMO_NO_WAIT
+    with pytest.raises(pymqi.MQMIError) as exc:
+        q.get(4, pymqi.MD(), pymqi.GMO(Options=browse))
+    assert mqerror(exc) == (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+    under = C.MQGMO_BROWSE_MSG_UNDER_CURSOR | C.MQGMO_NO_WAIT
+    assert q.get(None, pymqi.MD(), pymqi.GMO(Options=under)) == b"first message"
+    accept = browse | C.MQGMO_ACCEPT_TRUNCATED_MSG
+    with pytest.raises(pymqi.MQMIError) as exc:
+        q.get(4, pymqi.MD(), pymqi.GMO(Options=accept))
+    assert mqerror(exc) == (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
+    nxt = C.MQGMO_BROWSE_NEXT | C.MQGMO_NO_WAIT
+    assert q.get(None, pymqi.MD(), pymqi.GMO(Options=nxt)) == b"second"
+
+
+def test_a_negative_buffer_length_is_2005_and_takes_nothing(qmgr) -> None:
+    qmgr.define_queue("Q.BUFLEN")
+    q = pymqi.Queue(qmgr, "Q.BUFLEN", IN | OUT)
+    put(q, b"kept")
+    fails(lambda: q.get(-1, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_NO_WAIT)), 2005)
+    assert get(q) == b"kept"

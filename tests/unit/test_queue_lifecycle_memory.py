@@ -99,6 +99,7 @@ def test_an_open_racing_the_delete_is_refused_with_2085(qmgr, other, monkeypatch
         "input": 0,
         "output": 0,
         "browse": 0,
+        "handles": 0,
     }
 
 
@@ -191,8 +192,12 @@ def test_put_disabled_reaches_open_handles_put1_and_cached_definitions(qmgr, oth
     out = pymqi.Queue(other, "Q.PUTOFF", OUT)
     put(out, b"ok")
     qmgr.alter_queue("Q.PUTOFF", put_inhibited=True)
-    for options in (C.MQPMO_NO_SYNCPOINT, C.MQPMO_ASYNC_RESPONSE, C.MQPMO_SYNCPOINT):
+    for options in (C.MQPMO_NO_SYNCPOINT, C.MQPMO_SYNCPOINT):
         fails(lambda o=options: put(out, b"x", o), C.MQRC_PUT_INHIBITED)
+    # An asynchronous put completes, as an MQ client's does; MQSTAT reports the failure.
+    put(out, b"x", C.MQPMO_ASYNC_RESPONSE)
+    status = other.stat(C.MQSTAT_TYPE_ASYNC_ERROR)
+    assert (status.PutFailureCount, status.Reason) == (1, C.MQRC_PUT_INHIBITED)
     fails(lambda: other.put1("Q.PUTOFF", b"x"), C.MQRC_PUT_INHIBITED)
     fails(lambda: put(pymqi.Queue(other, "Q.PUTOFF", OUT), b"x"), C.MQRC_PUT_INHIBITED)
     other.backout()
@@ -243,3 +248,46 @@ def test_mqk_alter_and_delete_speak_mqsc(qmgr, other, qmgr_name, capsys) -> None
     assert cli.main(["delete", qmgr_name, "Q.CLI", "--purge"]) == 0
     with pytest.raises(SystemExit):
         cli.main(["alter", qmgr_name, "Q.CLI", "--get", "maybe"])
+
+
+@pytest.mark.parametrize("purge", [False, True])
+def test_delete_is_refused_while_another_connection_has_uncommitted_puts(
+    qmgr, other, purge: bool
+) -> None:
+    """Rule 40: a queue with uncommitted messages is not deleted, PURGE or not (2055),
+    though the putter closed its handle: its unit of work is still open."""
+    qmgr.define_queue("Q.UNCOMMITTED")
+    q = pymqi.Queue(other, "Q.UNCOMMITTED", C.MQOO_OUTPUT)
+    put(q, b"pending", C.MQPMO_SYNCPOINT)
+    q.close()
+    fails(lambda: qmgr.delete_queue("Q.UNCOMMITTED", purge=purge), C.MQRC_Q_NOT_EMPTY)
+    other.backout()
+    qmgr.delete_queue("Q.UNCOMMITTED", purge=purge)  # nothing uncommitted, nothing on it
+
+
+def test_delete_is_refused_while_another_connection_has_uncommitted_gets(qmgr, other) -> None:
+    qmgr.define_queue("Q.UNCOMMITTED.GET")
+    q = pymqi.Queue(qmgr, "Q.UNCOMMITTED.GET", C.MQOO_OUTPUT)
+    put(q, b"taken")
+    q.close()
+    g = pymqi.Queue(other, "Q.UNCOMMITTED.GET", C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)
+    assert get(g, C.MQGMO_SYNCPOINT) == b"taken"
+    g.close()  # the get's unit of work outlives the handle
+    fails(lambda: qmgr.delete_queue("Q.UNCOMMITTED.GET", purge=True), C.MQRC_Q_NOT_EMPTY)
+    other.commit()
+    qmgr.delete_queue("Q.UNCOMMITTED.GET")
+
+
+def test_a_browse_lock_is_not_uncommitted_work(qmgr, other) -> None:
+    qmgr.define_queue("Q.BROWSE.LOCK")
+    q = pymqi.Queue(qmgr, "Q.BROWSE.LOCK", C.MQOO_OUTPUT)
+    put(q, b"browsed")
+    q.close()
+    b = pymqi.Queue(other, "Q.BROWSE.LOCK", C.MQOO_BROWSE)
+    gmo = pymqi.GMO(Options=C.MQGMO_BROWSE_FIRST | C.MQGMO_LOCK | C.MQGMO_NO_WAIT)
+    assert b.get(None, pymqi.MD(), gmo) == b"browsed"
+    assert not qmgr.get_handle().catalog.has_uncommitted(
+        qmgr.get_handle().lookup_queue("Q.BROWSE.LOCK")
+    )
+    b.close()
+    qmgr.delete_queue("Q.BROWSE.LOCK", purge=True)

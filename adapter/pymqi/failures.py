@@ -1,0 +1,98 @@
+"""What escapes an MQI call becomes MQ's answer, never a library traceback.
+
+- `MQMIError` / `PYIFError`: as raised.
+- A server that fails (redis, Kafka, a dropped connection): MQRC_CONNECTION_BROKEN
+  (2009). A consuming claim is not retried blind: if its reply was lost, the message
+  may have gone, which is MQ's own outcome for a broken connection outside syncpoint.
+- `TypeError` / `ValueError` raised by this face itself: the application passed an
+  argument of the wrong kind, and pymqi raises these too; they go through unchanged.
+  So does `ValueError` from an administration verb (DEFINE / ALTER refusing a value).
+- `MemoryError` anywhere: MQRC_STORAGE_NOT_AVAILABLE (2071); any other exception from
+  deeper down: MQRC_UNEXPECTED_ERROR (2195). Both are logged with their traceback and
+  counted (`internal_failures`), and the connection's unit of work, if one is open, is
+  doomed: whatever the failed call did to it is unknown, so MQCMIT backs it all out
+  (MQRC_BACKED_OUT) rather than commit half a call. IBM: "2071 (0817) (RC2071):
+  MQRC_STORAGE_NOT_AVAILABLE" (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041390_.html)
+  and "2195 (0883) (RC2195): MQRC_UNEXPECTED_ERROR" in the same reason-code reference.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import logging
+import os
+from collections.abc import Callable
+from typing import Any
+
+from adapter.core import cmqc as C
+from adapter.core.errors import Error, MQMIError
+from adapter.shim.connection import BACKEND_ERRORS
+
+log = logging.getLogger("mqk.pymqi")
+
+internal_failures: collections.Counter[int] = collections.Counter()
+"""Calls answered MQRC_STORAGE_NOT_AVAILABLE / MQRC_UNEXPECTED_ERROR, by reason."""
+
+_FACE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _raised_by_face(exc: BaseException) -> bool:
+    """Whether the innermost frame of `exc` is this face's own code (its argument
+    checks), not the engine's."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_filename.startswith(_FACE_DIR)
+
+
+def _connection_of(face: Any) -> Any:
+    """The engine connection behind a QueueManager or Queue (None if not connected)."""
+    conn = getattr(face, "_conn", None)
+    if conn is None and hasattr(face, "_qmgr"):
+        conn = getattr(face._qmgr, "_conn", None)
+    return conn
+
+
+def internal_failure(name: str, face: Any, exc: BaseException) -> MQMIError:
+    """The MQMIError for an exception no layer expected (logged, counted, UOW doomed)."""
+    reason = (
+        C.MQRC_STORAGE_NOT_AVAILABLE if isinstance(exc, MemoryError) else C.MQRC_UNEXPECTED_ERROR
+    )
+    internal_failures[reason] += 1
+    log.error("%s failed unexpectedly: answered reason %d", name, reason, exc_info=exc)
+    conn = _connection_of(face)
+    txn = getattr(conn, "txn", None)
+    if txn is not None:
+        try:
+            txn.doom(f"{name} failed unexpectedly")
+        except Exception:  # the answer is already decided: never mask it
+            log.warning("could not mark the unit of work as failed", exc_info=True)
+    return MQMIError(C.MQCC_FAILED, reason)
+
+
+def mqi(method: Callable | None = None, *, admin: bool = False) -> Callable:
+    """Decorate an MQI verb (or, with `admin=True`, an administration verb whose
+    ValueError is its documented refusal) so that only MQ's answers escape."""
+
+    def wrap(fn: Callable) -> Callable:
+        passes: tuple[type[BaseException], ...] = (ValueError,) if admin else ()
+
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any):
+            try:
+                return fn(*args, **kwargs)
+            except Error:
+                raise
+            except BACKEND_ERRORS as exc:
+                raise MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN) from exc
+            except Exception as exc:
+                if isinstance(exc, passes) or (
+                    isinstance(exc, TypeError | ValueError) and _raised_by_face(exc)
+                ):
+                    raise
+                raise internal_failure(fn.__qualname__, args[0] if args else None, exc) from exc
+
+        return call
+
+    return wrap(method) if method is not None else wrap
