@@ -27,6 +27,7 @@ from mqk_avro import codec, outputs
 from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
+from adapter.shim import records
 from streaming import keyindex
 from streaming.assembly import OpenUnit, Outcome, Piece, advance
 
@@ -141,10 +142,11 @@ class ReassemblyProcessor(StatefulProcessor):
             for unit, prio, part, off, ts, value in zip(
                 *(pdf[c].tolist() for c in INPUT_COLUMNS[1:]), strict=True
             ):
-                try:
-                    env = codec.decode(value)
-                except codec.EnvelopeError:
-                    bad += 1  # not an MQ message: never part of one
+                env = records.envelope_of(unit, value)
+                if env is None:
+                    # A Kafka producer's native record (or garbage): never a segment or a
+                    # group member, so nothing to reassemble; MQGET serves it as it is.
+                    bad += 1
                     continue
                 by_unit.setdefault(unit, []).append(Piece(prio, part, off, ts, value, env))
         yield self._process(int(key[0]), by_unit, now, ignored=bad, started=started)

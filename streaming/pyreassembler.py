@@ -18,6 +18,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from mqk_avro import codec, outputs
 
 from adapter.logs import kafka_logger
+from adapter.shim import records
 from streaming import topics
 from streaming.assembly import OpenUnit, Piece, advance
 from streaming.processor import record_key
@@ -90,10 +91,9 @@ class PyReassembler:
         for msg in msgs:
             if msg.error():
                 continue
-            try:
-                env = codec.decode(msg.value())
-            except codec.EnvelopeError:
-                continue
+            env = records.envelope_of(msg.key(), msg.value())
+            if env is None:
+                continue  # a native record: a whole message already, nothing to reassemble
             piece = Piece(
                 self.prio_of[msg.topic()],
                 msg.partition(),

@@ -273,8 +273,8 @@ class ExactlyOnceSink:
                 elif kind == "group":
                     self._produce(self.groups_topic, cols["key"][i], cols["value"][i])
                     stats.groups += 1
-            for topic, key, value in report_recs:
-                self._produce(topic, key, value)
+            for topic, key, value, headers in report_recs:
+                self._produce(topic, key, value, headers)
             for topic, key, value in acklog.records(self.qmgr, self.queue, acks):
                 self._produce(topic, key, value)
             self.totals.update(

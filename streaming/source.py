@@ -1,10 +1,11 @@
 """The queue as a Spark stream: its ten priority topics, read_committed, keyed by unit.
 
 The unit key (GroupId, or MsgId for a message outside any group and not segmented) is
-cut straight out of the envelope bytes, without decoding in the JVM: in schema version 1
-MsgId, CorrelId and GroupId are fixed 24-byte fields right after the version byte. A
-record of another version falls back to the Kafka record key, which the shim sets by
-the same rule. The bucket spreads units over the stateful operator's keys.
+the Kafka record key, which the shim sets by that rule for every envelope of every
+schema version (no decoding in the JVM). The processor checks it against the envelope
+(`adapter.shim.records.envelope_of`), which also tells a Kafka producer's native record
+(another key, or none) from an envelope. The bucket spreads units over the stateful
+operator's keys.
 """
 
 from __future__ import annotations
@@ -13,14 +14,6 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from streaming.topics import source_topics
-
-_NONE24 = "X'" + "00" * 24 + "'"
-_UNIT_SQL = f"""
-CASE WHEN substring(value, 1, 1) = X'01' THEN
-  CASE WHEN substring(value, 50, 24) = {_NONE24} THEN substring(value, 2, 24)
-       ELSE substring(value, 50, 24) END
-ELSE key END
-"""
 
 
 def priority_of(topic: Column, topics: dict[str, int]) -> Column:
@@ -59,7 +52,7 @@ def queue_stream(
     if min_partitions:
         reader = reader.option("minPartitions", str(min_partitions))
     raw = reader.load()
-    unit = F.expr(_UNIT_SQL)
+    unit = F.col("key")
     return raw.select(
         F.pmod(F.xxhash64(unit), F.lit(buckets)).cast("int").alias("bucket"),
         unit.alias("unit"),

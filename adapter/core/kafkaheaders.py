@@ -7,9 +7,11 @@ IBM's connectors (github.com/ibm-messaging/kafka-connect-mq-source and -mq-sink)
   ``mq.jms.properties.copy.to.kafka.headers=true``) makes one header per JMS property,
   named by the property's JMS name (``message.getPropertyNames()``: user properties
   without ``usr.``, the JMSX properties such as ``JMSXGroupID``, ``JMSXUserID``), its
-  value ``String.valueOf`` the property (``addString(key, value.toString())``), which
-  Kafka's default header converter writes as UTF-8 text: ints as decimal text, booleans
-  as ``true``/``false``;
+  value the property as a typed Connect header (``addInt``, ``addBoolean``, ...; older
+  releases ``addString(key, value.toString())``), which Kafka's default header converter
+  (``SimpleHeaderConverter``) writes as UTF-8 text: ints as decimal text, booleans as
+  ``true``/``false``. (It writes a ``byte[]`` -- only the ``JMS_IBM_MQMD_*`` byte
+  fields are one -- as Base64 text; a BYTE_STRING property goes out here as its bytes.)
 - the sink connector (``builders/KafkaToJmsHeaderConverter.java``) sets one JMS property
   per header, by the header's name, a null header value giving a null property, strings
   as they are (and ``JMS_IBM_MQMD_*`` names typed for the MQMD when MQMD writing is on).
@@ -19,8 +21,10 @@ So: a property goes out as a header named `properties.display_name` of it
 value as the connector writes it -- STRING UTF-8, BOOLEAN ``true``/``false``, integers
 decimal, floats their shortest decimal text (``NaN``/``Infinity`` as Java writes them),
 NULL a null header value, BYTE_STRING its raw bytes (JMS has no byte-string property).
-The JMS names of the message descriptor (`properties.descriptor_properties`: JMSPriority,
-JMSDeliveryMode, JMSCorrelationID, JMSTimestamp, ...) go out the same way. Because text
+The JMS names of the message descriptor that MQPUT writes (`PUT_DESCRIPTOR_NAMES`:
+JMSCorrelationID, JMSPriority, JMSDeliveryMode, JMSTimestamp, the JMSX names) go out
+the same way, before the properties (`descriptor_headers`, held equal to the general
+`to_headers(props, put_descriptor(env))`). Because text
 loses the type, one more header, ``mqk.types``, lists ``name=dt`` pairs (the MQRFH2
 ``dt`` names, ``;``-separated) for every property that is not a string; a plain Kafka
 consumer can ignore it, and an MQ getter gets the types back.
@@ -49,12 +53,24 @@ from adapter.core.properties import (
     JMS_SYNONYMS,
     MessageProperties,
     Property,
+    descriptor_properties,
     display_name,
     float_text,
 )
 from adapter.core.rfh2 import DT_OF_TYPE
+from adapter.core.text import mqstr
 
-__all__ = ["TYPES_HEADER", "HeaderProperties", "from_headers", "header_value", "to_headers"]
+__all__ = [
+    "PUT_DESCRIPTOR_NAMES",
+    "TYPES_HEADER",
+    "HeaderProperties",
+    "descriptor_headers",
+    "from_headers",
+    "header_value",
+    "property_headers",
+    "put_descriptor",
+    "to_headers",
+]
 
 TYPES_HEADER = "mqk.types"
 """The header listing ``name=dt`` for the properties that are not strings."""
@@ -81,6 +97,34 @@ DESCRIPTOR_NAMES = frozenset(
 
 Header = tuple[str, bytes | None]
 
+PUT_DESCRIPTOR_NAMES = (
+    "JMSCorrelationID",
+    "JMSPriority",
+    "JMSDeliveryMode",
+    "JMSTimestamp",
+    "JMSXUserID",
+    "JMSXAppID",
+    "JMSXGroupID",
+    "JMSXGroupSeq",
+)
+"""The JMS names of the MQMD an MQPUT writes as headers beside the properties: the
+JMSX properties the source connector copies (``getPropertyNames`` of a received JMS
+message lists them; JMSXDeliveryCount only means something once a message is got, so
+it is left out) and the four JMS header fields a Kafka-native service most needs
+(correlation, priority, persistence, put time). The connector itself puts no JMS header
+field in a header (it can put JMSCorrelationID in the record key)."""
+
+_PUT_MD_FIELDS = (
+    "Priority",
+    "Persistence",
+    "CorrelId",
+    "UserIdentifier",
+    "PutApplName",
+    "MsgFlags",
+    "GroupId",
+    "MsgSeqNumber",
+)
+
 
 def header_value(prop: Property) -> bytes | None:
     """The header value the connector would write for `prop`."""
@@ -98,24 +142,17 @@ def header_value(prop: Property) -> bytes | None:
     return str(v).encode()
 
 
-def to_headers(
-    props: Iterable[Property], descriptor: Mapping[str, Property] | None = None
-) -> list[Header]:
-    """The Kafka headers for a message's properties and (optionally) the JMS names of its
-    descriptor (`properties.descriptor_properties`; ``Root.MQMD.*`` names are not sent).
-    A property wins over a descriptor value of the same JMS name (as an MQRFH2 value wins
-    in JMS). Order: descriptor names, then the properties in their order."""
-    props = list(props)
-    names = {display_name(p.name) for p in props}
+def property_headers(props: Iterable[Property]) -> tuple[frozenset[str], list[Header]]:
+    """The headers of the properties alone (``mqk.types`` last) and the names they use
+    (``Root.MQMD.*`` names are not sent)."""
+    names: set[str] = set()
     headers: list[Header] = []
     hints: list[str] = []
-    for name, prop in (descriptor or {}).items():
-        if name.startswith("JMS") and name not in names:
-            headers.append((name, header_value(prop)))
     for prop in props:
         if prop.name.startswith("Root.MQMD."):
             continue
         name = display_name(prop.name)
+        names.add(name)
         headers.append((name, header_value(prop)))
         if prop.type == C.MQTYPE_NULL:
             hints.append(f"{name}={_NULL_DT}")
@@ -123,7 +160,71 @@ def to_headers(
             hints.append(f"{name}={DT_OF_TYPE[prop.type]}")
     if hints:
         headers.append((TYPES_HEADER, ";".join(hints).encode("utf-8")))
-    return headers
+    return frozenset(names), headers
+
+
+def to_headers(
+    props: Iterable[Property], descriptor: Mapping[str, Property] | None = None
+) -> list[Header]:
+    """The Kafka headers for a message's properties and (optionally) the JMS names of its
+    descriptor (`properties.descriptor_properties`; ``Root.MQMD.*`` names are not sent).
+    A property wins over a descriptor value of the same JMS name (as an MQRFH2 value wins
+    in JMS). Order: descriptor names, then the properties in their order."""
+    names, prop_headers = property_headers(props)
+    headers: list[Header] = [
+        (name, header_value(prop))
+        for name, prop in (descriptor or {}).items()
+        if name.startswith("JMS") and name not in names
+    ]
+    return headers + prop_headers
+
+
+def put_descriptor(env: Mapping[str, Any]) -> dict[str, Property]:
+    """The `PUT_DESCRIPTOR_NAMES` of an envelope (MQMD field names; ``PutTimestamp`` in
+    ms since the epoch gives JMSTimestamp), for `to_headers`."""
+    md = {f: env[f] for f in _PUT_MD_FIELDS if f in env}
+    derived = descriptor_properties(md)
+    stamp = env.get("PutTimestamp")
+    if isinstance(stamp, int) and stamp > 0:
+        derived["JMSTimestamp"] = Property("JMSTimestamp", C.MQTYPE_INT64, stamp)
+    return {n: derived[n] for n in PUT_DESCRIPTOR_NAMES if n in derived}
+
+
+_GROUPED = C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP
+
+
+def descriptor_headers(
+    env: Mapping[str, Any], exclude: frozenset[str] = frozenset()
+) -> list[Header]:
+    """The headers `to_headers` writes for `put_descriptor(env)`, built straight from
+    the envelope: MQPUT pays this on every message with properties, and the general
+    path (every MQMD field as a property first) costs several times as much. A unit
+    test holds the two equal. Names in `exclude` (the message's own properties) win."""
+    out: list[Header] = []
+    cid = env.get("CorrelId")
+    if cid is not None and bytes(cid).ljust(24, b"\0") != C.MQCI_NONE:
+        out.append(("JMSCorrelationID", b"ID:" + bytes(cid).ljust(24, b"\0").hex().encode()))
+    if "Priority" in env:
+        out.append(("JMSPriority", str(int(env["Priority"])).encode()))
+    if "Persistence" in env:
+        persistent = int(env["Persistence"]) == C.MQPER_PERSISTENT
+        out.append(("JMSDeliveryMode", b"2" if persistent else b"1"))
+    stamp = env.get("PutTimestamp")
+    if isinstance(stamp, int) and stamp > 0:
+        out.append(("JMSTimestamp", str(stamp).encode()))
+    if "UserIdentifier" in env:
+        out.append(("JMSXUserID", mqstr(env["UserIdentifier"]).encode("utf-8")))
+    if "PutApplName" in env:
+        out.append(("JMSXAppID", mqstr(env["PutApplName"]).encode("utf-8")))
+    if int(env.get("MsgFlags", 0) or 0) & _GROUPED:
+        if "GroupId" in env:
+            gid = bytes(env["GroupId"]).ljust(24, b"\0")
+            out.append(("JMSXGroupID", b"ID:" + gid.hex().encode()))
+        if "MsgSeqNumber" in env:
+            out.append(("JMSXGroupSeq", str(int(env["MsgSeqNumber"])).encode()))
+    if exclude:
+        out = [h for h in out if h[0] not in exclude]
+    return out
 
 
 @dataclass

@@ -74,10 +74,23 @@ def _bytes(v: bytes | str | None) -> bytes | None:
     return v.encode() if isinstance(v, str) else v
 
 
+Headers = list[tuple[str, bytes | None]]
+
+
+def _headers(h: Any) -> Headers | None:
+    """Record headers as a consumer sees them: confluent-kafka takes a list of (name,
+    value) pairs or a dict, values bytes, str (sent as UTF-8) or None, and hands back a
+    list of (str, bytes | None) in order, or None for a record without headers."""
+    if not h:
+        return None
+    pairs = h.items() if isinstance(h, dict) else h
+    return [(str(name), _bytes(value)) for name, value in pairs]
+
+
 class MemoryMessage:
     """A record, or a delivery report: confluent_kafka.Message's accessors."""
 
-    __slots__ = ("_topic", "_partition", "_offset", "_key", "_value", "_ts", "_error")
+    __slots__ = ("_topic", "_partition", "_offset", "_key", "_value", "_ts", "_error", "_headers")
 
     def __init__(
         self,
@@ -88,7 +101,9 @@ class MemoryMessage:
         value: bytes | None,
         ts: tuple[int, int],
         error: KafkaError | None = None,
+        headers: Headers | None = None,
     ) -> None:
+        self._headers = headers
         self._topic = topic
         self._partition = partition
         self._offset = offset
@@ -118,8 +133,8 @@ class MemoryMessage:
     def error(self) -> KafkaError | None:
         return self._error
 
-    def headers(self) -> None:
-        return None
+    def headers(self) -> Headers | None:
+        return list(self._headers) if self._headers else None
 
     def __len__(self) -> int:
         return len(self._value or b"")
@@ -134,11 +149,18 @@ class MemoryMessage:
 class _Entry:
     """One offset of a partition: a record or a transaction marker."""
 
-    __slots__ = ("key", "value", "ts", "control", "state")
+    __slots__ = ("key", "value", "ts", "control", "state", "headers")
 
     def __init__(
-        self, key: bytes | None, value: bytes | None, ts: tuple[int, int], control: bool, state: int
+        self,
+        key: bytes | None,
+        value: bytes | None,
+        ts: tuple[int, int],
+        control: bool,
+        state: int,
+        headers: Headers | None = None,
     ) -> None:
+        self.headers = headers
         self.key = key
         self.value = value
         self.ts = ts
@@ -218,6 +240,7 @@ class MemoryCluster:
         value: bytes | None,
         create_ms: int,
         txn: _Txn | None,
+        headers: Headers | None = None,
     ) -> int:
         p = topic.partitions[part]
         ts = (
@@ -225,7 +248,7 @@ class MemoryCluster:
             if topic.log_append_time
             else (TIMESTAMP_CREATE_TIME, create_ms)
         )
-        e = _Entry(key, value, ts, False, _OPEN if txn else _COMMITTED)
+        e = _Entry(key, value, ts, False, _OPEN if txn else _COMMITTED, headers)
         offset = len(p.entries)
         p.entries.append(e)
         if txn is not None:
@@ -337,11 +360,13 @@ class MemoryProducer:
         value: bytes | None = None,
         key: bytes | None = None,
         on_delivery: DeliveryCallback | None = None,
+        headers: Any = None,
         partition: int = -1,
         **kwargs: Any,
     ) -> None:
         on_delivery = on_delivery or kwargs.get("callback")
         value, key = _bytes(value), _bytes(key)
+        hdrs = _headers(headers)
         c = self._cluster
         with c.lock:
             c._step()
@@ -368,13 +393,13 @@ class MemoryProducer:
                     err = _error(KafkaError._UNKNOWN_PARTITION, "Local: Unknown partition")
                     part = None
                 else:
-                    offset = c._append(t, part, key, value, create_ms, txn)
+                    offset = c._append(t, part, key, value, create_ms, txn, hdrs)
                     if t.log_append_time:
                         ts = t.partitions[part].entries[offset].ts
             if err is not None:
                 self._delivery_failed(err)
             self._reports.append(
-                _Report(on_delivery, MemoryMessage(topic, part, offset, key, value, ts, err))
+                _Report(on_delivery, MemoryMessage(topic, part, offset, key, value, ts, err, hdrs))
             )
             self._served.notify_all()
 
@@ -582,7 +607,9 @@ class MemoryReader:
         while a.fetch < end and len(out) < want:
             e = entries[a.fetch]
             if not e.control and e.state == _COMMITTED:
-                out.append(MemoryMessage(key[0], key[1], a.fetch, e.key, e.value, e.ts))
+                out.append(
+                    MemoryMessage(key[0], key[1], a.fetch, e.key, e.value, e.ts, None, e.headers)
+                )
             a.fetch += 1
             a.app = a.fetch
 

@@ -59,6 +59,7 @@ class _QueueData:
     lock: dict[Cand, tuple[str, int]] = field(default_factory=dict)  # -> (owner, until)
     bo: dict[Cand, int] = field(default_factory=dict)
     depth: int = 0
+    native: dict[str, int] = field(default_factory=dict)  # lane -> last native counted
     opens: dict[str, tuple[str, int]] = field(default_factory=dict)  # -> (kinds, until)
     epoch: str | None = None
     ackpos: int = 0
@@ -352,6 +353,21 @@ class MemoryQueueState:
         with self._store._call():
             self._d().depth += int(delta)
 
+    def count_native(self, lane_name: str, offsets: list[int]) -> int:
+        with self._store._call():
+            d = self._d()
+            self._require_epoch(d)
+            mark = d.native.get(lane_name, -1)
+            above = [int(o) for o in offsets if int(o) > mark]
+            if above:
+                d.native[lane_name] = max(above)
+                d.depth += len(above)
+            return len(above)
+
+    def set_native_marks(self, marks: dict[str, int]) -> None:
+        with self._store._call():
+            self._d().native.update({k: int(v) - 1 for k, v in marks.items()})
+
     def depth(self) -> int:
         with self._store._call():
             return self._d().depth
@@ -472,6 +488,7 @@ class MemoryQueueState:
             d.lock.clear()
             d.bo.clear()
             d.depth = 0
+            d.native.clear()
             d.ackpos = 0
             d.epoch = None
 
@@ -501,6 +518,7 @@ class MemoryQueueState:
                 "lock": {_enc(c): f"{o}|{u}" for c, (o, u) in d.lock.items()},
                 "bo": {_enc(c): n for c, n in d.bo.items()},
                 "depth": d.depth,
+                "native": dict(d.native),
                 "opens": {h: f"{k}|{u}" for h, (k, u) in d.opens.items()},
                 "epoch": d.epoch is not None,
                 "ackpos": d.ackpos,

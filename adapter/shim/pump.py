@@ -22,6 +22,7 @@ from adapter.core import cmqc as C
 from adapter.core.errors import fail
 from adapter.shim import acklog
 from adapter.shim.log import Producer, produce
+from adapter.shim.records import Record
 from adapter.shim.store import StateStore, lane
 
 log = logging.getLogger("mqk.shim.pump")
@@ -129,9 +130,7 @@ class Pump:
                 self._closed.wait(0.1)
 
     # -- puts ------------------------------------------------------------------------
-    def send_async(
-        self, queue: str, records: list[tuple[str, bytes, bytes]], *, status: bool = True
-    ) -> None:
+    def send_async(self, queue: str, records: list[Record], *, status: bool = True) -> None:
         """An MQPUT with asynchronous response: counted on the queue when delivered,
         and (`status`: an application's put, not a report) in MQSTAT's figures."""
         if len(records) == 1 or not status:
@@ -144,19 +143,22 @@ class Pump:
         with self._lock:
             self._in_flight += len(records)
         producer = self.producer
-        for topic, key, value in records:
-            try:  # the hot path: no helper call per record
-                producer.produce(topic, value, key, on_delivery=cb)
+        for topic, key, value, headers in records:
+            try:  # the hot path: no helper call per record, no headers argument unless some
+                if headers:
+                    producer.produce(topic, value, key, on_delivery=cb, headers=headers)
+                else:
+                    producer.produce(topic, value, key, on_delivery=cb)
             except BufferError:
-                produce(producer, topic, key, value, cb)
+                produce(producer, topic, key, value, cb, headers)
 
-    def send_sync(self, queue: str, records: list[tuple[str, bytes, bytes]]) -> None:
+    def send_sync(self, queue: str, records: list[Record]) -> None:
         """An MQPUT with synchronous response: returns once the broker acknowledged
         every piece and the depth counts them; MQRC_CONNECTION_BROKEN (or the
         delivery's own reason) otherwise."""
         results: list = []
-        for topic, key, value in records:
-            produce(self.producer, topic, key, value, lambda err, _m: results.append(err))
+        for topic, key, value, headers in records:
+            produce(self.producer, topic, key, value, lambda err, _m: results.append(err), headers)
         # flush() sends at once (no linger) and serves the delivery reports.
         if not self.wait_delivered(config.BROKEN_AFTER_S) or len(results) < len(records):
             raise fail(C.MQRC_CONNECTION_BROKEN)
@@ -166,11 +168,11 @@ class Pump:
         self.count_put(queue, len(records))
         self.flush_depth()
 
-    def send_now(self, records: list[tuple[str, bytes, bytes]]) -> None:
-        """Records that need no delivery bookkeeping (give-backs, reports); a barrier
+    def send_now(self, records: list[Record]) -> None:
+        """Message records that need no delivery bookkeeping (give-backs); a barrier
         makes them durable."""
-        for topic, key, value in records:
-            produce(self.producer, topic, key, value)
+        for topic, key, value, headers in records:
+            produce(self.producer, topic, key, value, None, headers)
 
     def _settled(self, queue: str, err) -> None:
         with self._lock:
@@ -282,7 +284,8 @@ class Pump:
                 return
             acks, self._acks = self._acks, defaultdict(lambda: defaultdict(list))
         for queue, lanes in acks.items():
-            self.send_now(acklog.records(self.qmgr, queue, lanes))
+            for topic, key, value in acklog.records(self.qmgr, queue, lanes):
+                produce(self.producer, topic, key, value)
 
     def barrier(self) -> None:
         """Read-your-writes: every put of this connection is on Kafka and counted, and

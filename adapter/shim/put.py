@@ -280,7 +280,7 @@ class Putter:
         its own record so it reports exactly what was stored; in the put's unit of work
         when it has one (the report then appears only if the put commits)."""
         svc = self.svc
-        for _topic, _key, value in out:
+        for _topic, _key, value, _headers in out:
             svc.send(svc.reports.report(codec.decode(value), Kind.COA), in_uow)
 
     def _async_response(self, opts: int) -> bool:

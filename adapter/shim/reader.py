@@ -12,16 +12,15 @@ import logging
 from typing import Any
 
 from confluent_kafka import TopicPartition
-from mqk_avro import codec
 
 from adapter.core import cmqc as C
 from adapter.core.model import Item
 from adapter.core.view import QueueView
-from adapter.shim import naming
+from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
 from adapter.shim.clock import Clock
 from adapter.shim.log import Log
-from adapter.shim.store import QueueState, lane
+from adapter.shim.store import NoEpochError, QueueState, lane
 
 log = logging.getLogger("mqk.shim.reader")
 
@@ -39,6 +38,9 @@ class QueueReader:
         self.view = QueueView()
         self.envelopes: dict[Key, dict] = {}
         self.bad_records = 0
+        self.state = state
+        # Native records read and not yet counted into the depth (store.count_native).
+        self._native: dict[str, list[int]] = {}
         self.read_errors = 0
         self._fifo = qdef.msg_delivery_sequence == C.MQMDS_FIFO
         self._single = qdef.partitions == 1
@@ -90,17 +92,24 @@ class QueueReader:
             ln = lane(prio, part)
             self.position[ln] = max(self.position.get(ln, 0), offset + 1)
             try:
-                env = codec.decode(msg.value())
-            except codec.EnvelopeError:
-                # Not one of our envelopes (written by someone else): never an MQ message.
+                env = records.envelope_of(msg.key(), msg.value())
+                if env is None:  # a Kafka producer's native record, as an MQ message
+                    env = records.native_envelope(msg, prio, self.qdef.def_persistence)
+                    self._native.setdefault(ln, []).append(offset)
+            except Exception:
+                # Every record reads as an envelope or a native message; one that still
+                # fails (a defect) is counted and logged, never handed out, and the
+                # getter goes on with the next (MQ has no such message: nothing to
+                # return for it).
                 self.bad_records += 1
-                if self.bad_records == 1:
-                    log.warning(
-                        "%s: a record at %s:%d is not an mqk envelope; skipped",
-                        self.qdef.name,
-                        msg.topic(),
-                        offset,
-                    )
+                log.error(
+                    "%s: the record at %s:%d cannot be read as a message; skipped (%d so far)",
+                    self.qdef.name,
+                    msg.topic(),
+                    offset,
+                    self.bad_records,
+                    exc_info=self.bad_records == 1,
+                )
                 continue
             key: Key = (prio, part, offset)
             self.envelopes[key] = env
@@ -123,7 +132,19 @@ class QueueReader:
                 )
             )
             n += 1
+        if self._native:
+            self._count_native()
         return n
+
+    def _count_native(self) -> None:
+        """Native records count into the depth once read (nothing counted them at put).
+        Without the epoch they wait for the next pump: the rebuild counts what it saw."""
+        for ln in list(self._native):
+            try:
+                self.state.count_native(ln, self._native[ln])
+            except NoEpochError:
+                return
+            del self._native[ln]
 
     def catch_up(self, timeout: float = 2.0) -> bool:
         """Read every record committed before this call: one ListOffsets request gives

@@ -37,8 +37,11 @@ def _await_decided(log_backend: Log, qmgr: str, queue: str, clock: Clock) -> int
         clock.sleep(0.1)
 
 
-def _offsets_on_topics(log_backend: Log, qmgr: str, qdef: QueueDef) -> dict[str, list[int]]:
-    """Every record offset of the queue's priority topics, per lane (committed only)."""
+def _offsets_on_topics(
+    log_backend: Log, qmgr: str, qdef: QueueDef
+) -> tuple[dict[str, list[int]], dict[str, int]]:
+    """Every record offset of the queue's priority topics, per lane (committed only;
+    envelopes and native records alike), and each lane's end offset read to."""
     prio_of = {naming.data_topic(qmgr, qdef.name, p): p for p in naming.PRIORITIES}
     ends = log_backend.end_offsets([(t, p) for t in prio_of for p in range(qdef.partitions)])
     out: dict[str, list[int]] = {}
@@ -47,7 +50,7 @@ def _offsets_on_topics(log_backend: Log, qmgr: str, qdef: QueueDef) -> dict[str,
         out.setdefault(lane(prio_of[msg.topic()], msg.partition()), []).append(msg.offset())
 
     read_range(log_backend, {tp: (0, end) for tp, end in ends.items()}, on_record)
-    return out
+    return out, {lane(prio_of[t], p): end for (t, p), end in ends.items()}
 
 
 def rebuild(
@@ -74,9 +77,10 @@ def rebuild(
         clock.sleep(config.ACK_GRACE_S)  # and the other live connections' batched acks
         applied_to = _await_decided(log_backend, qmgr, qdef.name, clock)
         consumed = acklog.read(log_backend, qmgr, qdef.name, 0, applied_to)
-        on_topics = _offsets_on_topics(log_backend, qmgr, qdef)
+        on_topics, ends = _offsets_on_topics(log_backend, qmgr, qdef)
         st.wipe()
         st.add_depth(sum(len(offs) for offs in on_topics.values()))
+        st.set_native_marks(ends)  # native records below the ends are counted now
         apply_acks(st, consumed)
         for ln, offsets in on_topics.items():
             gone = consumed.get(ln, set())

@@ -10,6 +10,7 @@ a queue's keys in one cluster slot, so one script may touch all of them):
 | `lock` | hash candidate -> `owner|lease_until_ms` | syncpoint gets, browse locks, discards |
 | `bo` | hash candidate -> n | BackoutCount added by backouts and reclaims |
 | `depth` | counter | CURDEPTH: committed messages on the queue |
+| `native` | hash lane -> offset | last native (Kafka producer's) record counted in `depth` |
 | `opens` | hash handle -> `kinds|lease_until_ms` | open handles (IPPROCS / OPPROCS) |
 | `epoch` | string | present = the state is complete; every claim refuses without it |
 | `def` | string | definition mark `<incarnation>:<digest>`, or `deleted` (store.DELETED) |
@@ -280,6 +281,27 @@ end
 return new > cur and 1 or 0
 """
 
+# ARGV: lane, offsets (ascending). Counts into the depth the native records above the
+# lane's native mark and raises the mark to the last; NO_EPOCH without the epoch.
+_COUNT_NATIVE = """
+local p = KEYS[1]
+if redis.call('EXISTS', p .. 'epoch') == 0 then return -2 end
+local mark = tonumber(redis.call('HGET', p .. 'native', ARGV[1]) or '-1')
+local n, top = 0, mark
+for i = 2, #ARGV do
+  local off = tonumber(ARGV[i])
+  if off > mark then
+    n = n + 1
+    if off > top then top = off end
+  end
+end
+if n > 0 then
+  redis.call('HSET', p .. 'native', ARGV[1], top)
+  redis.call('INCRBY', p .. 'depth', n)
+end
+return n
+"""
+
 # ARGV: token, seq, delta. Adds delta to the depth once per (token, seq) and queue.
 _ADD_ONCE = """
 local p = KEYS[1]
@@ -486,6 +508,7 @@ class RedisQueueState:
         )
         self._verify, self._apply, self._reclaim = s["verify"], s["apply"], s["reclaim"]
         self._open = s["open"]
+        self._count_native = s["count_native"]
         self._begin_delete, self._end_delete = s["begin_delete"], s["end_delete"]
         self._marks = store.marks
         self._keys = [self.prefix]
@@ -589,6 +612,16 @@ class RedisQueueState:
     def add_depth(self, delta: int) -> None:
         self.r.incrby(self.prefix + "depth", delta)
 
+    def count_native(self, lane_name: str, offsets: list[int]) -> int:
+        n = int(self._count_native(keys=self._keys, args=[lane_name, *offsets]))
+        if n == NO_EPOCH:
+            raise NoEpochError(self.prefix)
+        return n
+
+    def set_native_marks(self, marks: dict[str, int]) -> None:
+        if marks:
+            self.r.hset(self.prefix + "native", mapping={k: v - 1 for k, v in marks.items()})
+
     def depth(self) -> int:
         return int(self.r.get(self.prefix + "depth") or 0)
 
@@ -659,7 +692,9 @@ class RedisQueueState:
         pipe = self.r.pipeline()
         for key in self.r.scan_iter(match=self.prefix + "done:*", count=500):
             pipe.delete(key)
-        pipe.delete(*(self.prefix + k for k in ("low", "lock", "bo", "depth", "ackpos", "epoch")))
+        pipe.delete(
+            *(self.prefix + k for k in ("low", "lock", "bo", "depth", "native", "ackpos", "epoch"))
+        )
         pipe.execute()
 
     def mark_complete(self) -> bool:
@@ -755,6 +790,7 @@ _SCRIPTS = {
     "apply": _APPLY,
     "reclaim": _RECLAIM,
     "add_once": _ADD_ONCE,
+    "count_native": _COUNT_NATIVE,
     "open": _OPEN,
     "begin_delete": _BEGIN_DELETE,
     "end_delete": _END_DELETE,

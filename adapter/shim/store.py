@@ -157,6 +157,21 @@ class QueueState(Protocol):
 
     def add_depth(self, delta: int) -> None: ...
 
+    def count_native(self, lane_name: str, offsets: list[int]) -> int:
+        """Count into the depth, once, the native records (a Kafka producer's, never
+        MQPUT's, so nothing else counts them) at `offsets` (ascending) of a lane: the
+        ones above the lane's native mark, which rises to the last. Every reader reports
+        what it reads in offset order, and a reader starts at the low watermark, below
+        which its consumer reported everything, so no native record is missed or
+        counted twice. Returns how many were counted; NoEpochError without the epoch
+        (a rebuild counts them then)."""
+        ...
+
+    def set_native_marks(self, marks: dict[str, int]) -> None:
+        """A rebuild counted every record below these offsets (per lane): raise the
+        native marks to just below them."""
+        ...
+
     def depth(self) -> int: ...
 
     def has_epoch(self) -> bool: ...

@@ -42,6 +42,7 @@ from adapter.shim import acklog
 from adapter.shim.clock import Clock
 from adapter.shim.log import Log, TransactionalProducer, produce
 from adapter.shim.pump import Pump
+from adapter.shim.records import Record
 from adapter.shim.store import UOW_LOCK_OWNER, NoEpochError, StateStore
 
 log = logging.getLogger("mqk.shim.uow")
@@ -179,16 +180,14 @@ class UnitsOfWork:
         if self.current is not None:
             self.current.uncommitted += 1
 
-    def put(
-        self, queue: str, records: list[tuple[str, bytes, bytes]], *, counted: bool = True
-    ) -> None:
+    def put(self, queue: str, records: list[Record], *, counted: bool = True) -> None:
         """Syncpoint puts: invisible to read_committed getters until commit. `counted`:
         an application's MQPUT (one uncommitted message, MAXUMSGS), not a message the
         queue manager moves itself (a BOTHRESH requeue)."""
         uow = self.begin()
         try:
-            for topic, key, value in records:
-                produce(self.producer(), topic, key, value, self._delivered)
+            for topic, key, value, headers in records:
+                produce(self.producer(), topic, key, value, self._delivered, headers)
         except KafkaException as exc:
             uow.doomed = True
             raise fail(C.MQRC_BACKED_OUT) from exc

@@ -77,7 +77,7 @@ class Pair:
         """Delete the queue's keys at once (scans of a keyspace full of leftovers are
         slow), then close the connections."""
         q = self.redis[0].queue(self.queue)
-        names = ["low", "lock", "bo", "depth", "opens", "epoch", "ackpos", "rebuild"]
+        names = ["low", "lock", "bo", "depth", "native", "opens", "epoch", "ackpos", "rebuild"]
         names += ["reconcile", "def", "deleting"]
         names += [f"done:{prio}.{part}" for prio, part in LANES]
         q.r.delete(*(q.prefix + n for n in names))
@@ -145,6 +145,7 @@ def dump_redis(q: redis_store.RedisQueueState) -> dict[str, Any]:
         "lock": text_hash("lock"),
         "bo": {k: int(v) for k, v in text_hash("bo").items()},
         "depth": int(r.get(p + "depth") or 0),
+        "native": {k: int(v) for k, v in text_hash("native").items()},
         "opens": text_hash("opens"),
         "epoch": bool(r.exists(p + "epoch")),
         "ackpos": int(r.get(p + "ackpos") or 0),
@@ -201,6 +202,8 @@ ops = weighted(
     (_op("advance", lane_names, st.integers(0, 6)), 5),
     (_op("lows"), 1),
     (_op("add_depth", st.integers(-3, 5)), 1),
+    (_op("count_native", lane_names, st.lists(st.integers(0, 8), max_size=4).map(sorted)), 2),
+    (_op("set_native_marks", st.dictionaries(lane_names, st.integers(0, 8), max_size=2)), 1),
     (_op("depth"), 1),
     (_op("has_epoch"), 1),
     (_op("set_ack_position", st.integers(0, 1000)), 1),

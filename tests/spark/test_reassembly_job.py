@@ -105,3 +105,31 @@ def test_segmented_10_mib_message_and_duplicates(
     assert sorted(v["Payload"] for v in by_group[ids["D"]]) == [b"d1", b"d2ad2b"]
     assert len(groups) == 1 and groups[0].value["GroupId"] == ids["D"]
     assert len(msgs) == 3  # the duplicates never made a message twice
+
+
+def test_native_records_on_a_queue_topic_are_not_reassembled(
+    spark, qm, qmgr_name, kafka_bootstrap, tmp_path
+) -> None:
+    """A Kafka producer's records on the queue's topic (no key; an envelope's bytes under
+    a foreign key) are whole messages for MQGET, never pieces for the job."""
+    from confluent_kafka import Producer
+    from mqk_avro import codec
+
+    from adapter.shim import naming
+
+    qm.define_queue("Q.NATIVE")
+    q = pymqi.Queue(qm, "Q.NATIVE", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    q.put(b"from MQ")
+    forged = codec.encode(codec.new_envelope(MsgId=b"F" * 24, Payload=b"inner"))
+    producer = Producer({"bootstrap.servers": kafka_bootstrap})
+    topic = naming.data_topic(qmgr_name, "Q.NATIVE", 0)
+    producer.produce(topic, b"plain", headers=[("Color", b"red")])
+    producer.produce(topic, forged, b"K" * 24)
+    assert producer.flush(30) == 0
+
+    job = run_job(spark, qmgr_name, "Q.NATIVE", tmp_path / "ckpt")
+    msgs, groups = outputs(kafka_bootstrap, qmgr_name, "Q.NATIVE")
+    assert [m.value["Payload"] for m in msgs] == [b"from MQ"] and groups == []
+    assert job.sink.totals["messages"] == 1
+    got = drain(q, options=C.MQGMO_NO_PROPERTIES)
+    assert [d for d, _ in got] == [b"from MQ", b"plain", forged]

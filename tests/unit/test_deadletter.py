@@ -67,7 +67,7 @@ def test_put_goes_to_deadq_or_nowhere_and_counts() -> None:
     dlq = _dlq({"DLQ": QueueDef("DLQ")}, {})
     delivery = dlq.put(ENV, C.MQRC_Q_FULL, "REPLY")
     assert delivery is not None and delivery.queue == "DLQ" and delivery.dead_lettered
-    (topic, _key, value), = delivery.records  # fmt: skip
+    (topic, _key, value, _headers), = delivery.records  # fmt: skip
     assert topic.endswith(".DLQ.p4") and codec.decode(value)["Format"] == "MQDEAD  "
     assert dlq.counts.dead_lettered == 1 and dlq.counts.by_reason == {2053: 1}
     nowhere = _dlq({}, {}, deadq="")

@@ -609,3 +609,24 @@ def test_drop_leaves_the_deleted_mark_until_defined_again(q):
         q.register_open("h1", "input")
     q.set_definition("i2:abc")  # DEFINE QLOCAL of the same name: a new queue
     assert q.register_open("h1", "input")
+
+
+# ---------------------------------------------------------------------- native records
+def test_native_records_count_into_the_depth_once(store, q):
+    assert q.count_native("0.0", [2, 5]) == 2
+    assert q.depth() == 12
+    assert q.count_native("0.0", [2, 5]) == 0  # another reader reporting the same records
+    assert q.count_native("0.0", [5, 7]) == 1
+    assert q.count_native("1.0", [0]) == 1  # lanes have their own marks
+    assert q.depth() == 14 and q.snapshot()["native"] == {"0.0": 7, "1.0": 0}
+
+
+def test_native_count_needs_the_epoch_and_a_rebuild_sets_the_marks(store):
+    st_ = store.queue("Q1")
+    with pytest.raises(NoEpochError):
+        st_.count_native("0.0", [0])
+    st_.set_native_marks({"0.0": 4})  # the rebuild counted offsets 0..3
+    st_.mark_complete()
+    assert st_.count_native("0.0", [3, 4]) == 1 and st_.depth() == 1
+    st_.wipe()
+    assert st_.snapshot()["native"] == {}
