@@ -178,24 +178,40 @@ def _properties(handle: pymqi.MessageHandle) -> list[tuple[str, int, Any]]:
 def put_command(args: argparse.Namespace) -> int:
     out = _Out(getattr(args, "out", None))
     out("Sample AMQSPUT0 start")
+    failed = _session(args, out, C.MQOO_OUTPUT, "output", _put_lines)
+    if failed is None:  # no connection: the sample ends there, without its end line
+        return C.MQCC_FAILED
+    out("Sample AMQSPUT0 end")
+    return C.MQCC_FAILED if failed else 0
+
+
+def _session(
+    args: argparse.Namespace,
+    out: _Out,
+    open_options: int,
+    purpose: str,
+    work: Callable[[argparse.Namespace, pymqi.QueueManager, pymqi.Queue, _Out], bool],
+) -> bool | None:
+    """amqsput's and amqsget's frame: MQCONNX, MQOPEN (`open_options`, failing if
+    quiescing), `work`, MQCLOSE, MQDISC, each failure printed as the samples print it.
+    True when a call failed, None when MQCONNX did."""
     try:
         qm = pymqi.connect(args.qmgr)
     except pymqi.MQMIError as err:
         out(f"MQCONNX ended with reason code {err.reason}")
-        return C.MQCC_FAILED
+        return None
     failed = False
-    out(f"target queue is {args.queue}")
+    if purpose == "output":
+        out(f"target queue is {args.queue}")
     try:
-        queue = pymqi.Queue(qm, args.queue, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+        queue = pymqi.Queue(qm, args.queue, open_options | C.MQOO_FAIL_IF_QUIESCING)
     except pymqi.MQMIError as err:
-        out(f"MQOPEN ended with reason code {err.reason}", "unable to open queue for output")
+        out(f"MQOPEN ended with reason code {err.reason}", f"unable to open queue for {purpose}")
         queue, failed = None, True
     if queue is not None:
-        failed = _put_lines(args, qm, queue, out)
+        failed = work(args, qm, queue, out)
         failed = _close(queue, out) or failed
-    failed = _disconnect(qm, out) or failed
-    out("Sample AMQSPUT0 end")
-    return C.MQCC_FAILED if failed else 0
+    return _disconnect(qm, out) or failed
 
 
 def _put_lines(
@@ -275,21 +291,9 @@ def _disconnect(qm: pymqi.QueueManager, out: _Out) -> bool:
 def get_command(args: argparse.Namespace) -> int:
     out = _Out(getattr(args, "out", None))
     out("Sample AMQSGET0 start")
-    try:
-        qm = pymqi.connect(args.qmgr)
-    except pymqi.MQMIError as err:
-        out(f"MQCONNX ended with reason code {err.reason}")
+    failed = _session(args, out, C.MQOO_INPUT_AS_Q_DEF, "input", _get_messages)
+    if failed is None:  # no connection: the sample ends there, without its end line
         return C.MQCC_FAILED
-    failed = False
-    try:
-        queue = pymqi.Queue(qm, args.queue, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING)
-    except pymqi.MQMIError as err:
-        out(f"MQOPEN ended with reason code {err.reason}", "unable to open queue for input")
-        queue, failed = None, True
-    if queue is not None:
-        failed = _get_messages(args, qm, queue, out)
-        failed = _close(queue, out) or failed
-    failed = _disconnect(qm, out) or failed
     out("Sample AMQSGET0 end")
     return C.MQCC_FAILED if failed else 0
 
