@@ -121,6 +121,9 @@ class GetRequest:
     gmo_version: int = C.MQGMO_VERSION_2
     md_version: int = C.MQMD_VERSION_2
     msg_handle: bool = False  # GMO.MsgHandle given (version 4): where properties may go
+    # The MQMD's CodedCharSetId and Encoding on input: what MQGMO_CONVERT converts to.
+    ccsid: int = C.MQCCSI_Q_MGR
+    encoding: int = C.MQENC_NATIVE
 
     @property
     def match(self) -> int:

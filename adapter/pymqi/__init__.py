@@ -210,6 +210,8 @@ def get_request(md_: MD, gmo_: GMO) -> GetRequest:
         gmo_version=gmo_.Version,
         md_version=md_.Version,
         msg_handle=_msg_handle(gmo_.MsgHandle) is not None if gmo_.Version >= 4 else False,
+        ccsid=md_.CodedCharSetId,
+        encoding=md_.Encoding,
     )
 
 

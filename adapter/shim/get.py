@@ -14,6 +14,7 @@ from adapter.core import expiry as exp
 from adapter.core import getrules as gr
 from adapter.core import propctl, propwire
 from adapter.core.calls import GetRequest, GetResult
+from adapter.core.convert import convert
 from adapter.core.errors import MQMIError, fail, warning
 from adapter.core.model import Item
 from adapter.core.reports import Kind, wants_coa, wants_cod
@@ -535,13 +536,25 @@ class Getter:
             data, props, fmt, encoding, ccsid = self._deliver_properties(
                 req, props, data, fmt, encoding, ccsid
             )
+        too_long = max_length is not None and len(data) > max_length
+        if (
+            req.options & C.MQGMO_CONVERT
+            and max_length != 0
+            and not (too_long and not req.options & C.MQGMO_ACCEPT_TRUNCATED_MSG)
+        ):
+            # Data conversion (core/convert.py); a message truncated without acceptance
+            # is returned unconverted (2080), as IBM's conversion processing says.
+            conv = convert(data, fmt, ccsid, encoding, req.ccsid, req.encoding)
+            data, ccsid, encoding, warning = conv.data, conv.ccsid, conv.encoding, conv.reason
         original_length = len(data)
         if max_length is not None and len(data) > max_length:
             data = data[:max_length]
             # Accepted: a removed message, or a browse with MQGMO_ACCEPT_TRUNCATED_MSG (the
             # cursor moves on past it, MQRC_TRUNCATED_MSG_ACCEPTED as for a removing get).
+            # A conversion's warning is the one MQ returns then.
             accepted = removed or bool(req.options & C.MQGMO_ACCEPT_TRUNCATED_MSG)
-            warning = C.MQRC_TRUNCATED_MSG_ACCEPTED if accepted else C.MQRC_TRUNCATED_MSG_FAILED
+            truncated = C.MQRC_TRUNCATED_MSG_ACCEPTED if accepted else C.MQRC_TRUNCATED_MSG_FAILED
+            warning = warning or truncated
         now = self.svc.clock.now_ms()
         md = {
             "MsgId": env["MsgId"],

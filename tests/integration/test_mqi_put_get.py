@@ -328,3 +328,19 @@ def test_context_options_decide_which_context_the_message_carries(qmgr) -> None:
         else:
             assert got == ("", b"", "", C.MQAT_NO_CONTEXT, "", "")
     q.close()
+
+
+def test_convert_gives_the_character_set_the_getter_asks_for(qmgr) -> None:
+    """MQGMO_CONVERT on the real stack: UTF-8 text got as EBCDIC (CCSID 37), the MQMD
+    saying so; binary data (MQFMT_NONE) comes back unconverted with 2110."""
+    qmgr.define_queue("Q.CONVERT")
+    q = _open(qmgr, "Q.CONVERT")
+    q.put("Grüße".encode(), pymqi.MD(Format=C.MQFMT_STRING, CodedCharSetId=1208))
+    md = pymqi.MD(CodedCharSetId=37)
+    gmo = pymqi.GMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_CONVERT)
+    assert q.get(None, md, gmo) == "Grüße".encode("cp037")
+    assert md.CodedCharSetId == 37
+    q.put(b"\x00\xff", pymqi.MD(Format=C.MQFMT_NONE, CodedCharSetId=1208))
+    with pytest.raises(pymqi.MQMIError) as exc:
+        q.get(None, pymqi.MD(CodedCharSetId=37), gmo)
+    assert mqerror(exc) == (C.MQCC_WARNING, 2110)

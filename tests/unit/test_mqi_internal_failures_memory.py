@@ -92,6 +92,7 @@ def test_a_failure_mid_mqconn_is_an_mq_reason_and_leaves_nothing_running(
     world, qmgr_name, monkeypatch
 ) -> None:
     threads = threading.active_count()
+    real_init = catalog.Catalog.__init__
     monkeypatch.setattr(catalog.Catalog, "__init__", _broken(RuntimeError("mid-MQCONN")))
     _fails(C.MQRC_UNEXPECTED_ERROR, pymqi.connect, qmgr_name)
     monkeypatch.setattr(catalog.Catalog, "__init__", _broken(MemoryError()))
@@ -102,7 +103,9 @@ def test_a_failure_mid_mqconn_is_an_mq_reason_and_leaves_nothing_running(
     )
     _fails(C.MQRC_CONNECTION_BROKEN, pymqi.connect, qmgr_name)
     assert threading.active_count() == threads  # no pump thread left behind
-    monkeypatch.undo()
+    # Only the catalog is put back: monkeypatch.undo() would also undo the world's
+    # connect and reach for real servers from the unit layer.
+    monkeypatch.setattr(catalog.Catalog, "__init__", real_init)
     pymqi.connect(qmgr_name).disconnect()
 
 
