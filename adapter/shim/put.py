@@ -19,6 +19,7 @@ from adapter.core import cmqc as C
 from adapter.core import expiry as exp
 from adapter.core import propwire, putprops
 from adapter.core.calls import PutRequest, PutResult
+from adapter.core.convert import QMGR_CCSID
 from adapter.core.errors import fail
 from adapter.core.mdrules import feedback_error, msg_type_error, reply_to_error, report_outcome
 from adapter.core.mqheaders import header_error
@@ -217,7 +218,9 @@ class Putter:
             "Expiry": expiry,
             "PutTimestamp": now_ms,
             "Format": fmt.ljust(8) if fmt else C.MQFMT_NONE.decode(),
-            "CodedCharSetId": ccsid,
+            # MQCCSI_Q_MGR becomes the queue manager's CCSID, so MQGET never returns it
+            # (MQMD CodedCharSetId, MQPUT).
+            "CodedCharSetId": QMGR_CCSID if ccsid == C.MQCCSI_Q_MGR else ccsid,
             "Encoding": encoding,
             "MsgType": req.msg_type,
             "Report": req.report,

@@ -102,3 +102,14 @@ def test_a_truncated_message_is_not_converted_unless_truncation_is_accepted(qmgr
         _get(q, 37, C.MQGMO_ACCEPT_TRUNCATED_MSG, max_length=4)
     assert mqerror(exc) == (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
     assert exc.value.message == "ABCD".encode("cp037")
+
+
+def test_mqccsi_q_mgr_on_put_is_stored_as_the_queue_managers_ccsid(qmgr) -> None:
+    """MQMD CodedCharSetId: MQCCSI_Q_MGR on MQPUT becomes the queue manager's CCSID, so
+    MQGET never returns MQCCSI_Q_MGR."""
+    qmgr.define_queue("Q.CCSID")
+    q = pymqi.Queue(qmgr, "Q.CCSID", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    q.put(b"text", pymqi.MD(Format=C.MQFMT_STRING, CodedCharSetId=C.MQCCSI_Q_MGR))
+    md = pymqi.MD()
+    q.get(None, md, pymqi.GMO(Options=C.MQGMO_NO_WAIT))
+    assert md.CodedCharSetId == V.QMGR_CCSID == 1208
