@@ -23,6 +23,7 @@ import struct
 from dataclasses import dataclass
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
+from adapter.core.rfh2 import is_big_endian
 from adapter.core.text import mqchar
 
 # StrucId, Version, Reason, DestQName, DestQMgrName, Encoding, CodedCharSetId, Format,
@@ -38,9 +39,7 @@ class DLHError(ValueError):
 
 
 def _order(encoding: int) -> struct.Struct:
-    # Integers are big-endian unless the encoding says reversed (MQENC_INTEGER_*).
-    reversed_ = encoding & C.MQENC_INTEGER_MASK == C.MQENC_INTEGER_REVERSED
-    return _LITTLE if reversed_ else _BIG
+    return _BIG if is_big_endian(encoding) else _LITTLE
 
 
 @dataclass(frozen=True)

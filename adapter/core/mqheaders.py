@@ -27,6 +27,7 @@ import struct
 from dataclasses import dataclass
 
 from adapter.core import cmqc as C
+from adapter.core.rfh2 import is_big_endian
 
 MQFMT_TRIGGER = b"MQTRIG  "
 MQFMT_REF_MSG_HEADER = b"MQHREF  "
@@ -57,8 +58,7 @@ _HEADERS = {
 
 
 def _long(data: bytes, at: int, encoding: int) -> int:
-    reversed_ = encoding & C.MQENC_INTEGER_MASK == C.MQENC_INTEGER_REVERSED
-    return struct.unpack_from("<i" if reversed_ else ">i", data, at)[0]
+    return struct.unpack_from(">i" if is_big_endian(encoding) else "<i", data, at)[0]
 
 
 def header_error(fmt: str, data: bytes, encoding: int) -> int | None:
