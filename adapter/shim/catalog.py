@@ -426,11 +426,7 @@ class Catalog:
             return None
         if not refresh and mark is not None and self._marks.get(name) == mark:
             return self._defs[name]
-        raw = self.store.catalog_get(name)
-        if raw is None:
-            raw = self.read_topic().get(name)
-            if raw is not None:  # the store lost its cache: put the definition back
-                self.store.catalog_put(name, raw)
+        raw = self._durable(name)
         if raw is None:
             self._uncache(name)
             return None
@@ -440,6 +436,16 @@ class Catalog:
             st.set_definition(mark)
         self._defs[name], self._marks[name] = qdef, mark
         return qdef
+
+    def _durable(self, key: str) -> bytes | None:
+        """The definition under `key` (a queue's name, or QMGR_KEY): the store's cache,
+        else the catalog topic, put back into the cache when the store had lost it."""
+        raw = self.store.catalog_get(key)
+        if raw is None:
+            raw = self._read_all().get(key)
+            if raw is not None:
+                self.store.catalog_put(key, raw)
+        return raw
 
     def mark_of(self, name: str) -> str:
         """The definition mark the cached definition of `name` came with (after a
@@ -483,11 +489,7 @@ class Catalog:
             # asks for MAXHANDS, so a new connection's first open must not read Kafka).
             self._qmgr_def, self._qmgr_mark = QMgrDef(), mark
             return self._qmgr_def
-        raw = self.store.catalog_get(QMGR_KEY)
-        if raw is None:
-            raw = self._read_all().get(QMGR_KEY)
-            if raw is not None:  # the store lost its cache: put the definition back
-                self.store.catalog_put(QMGR_KEY, raw)
+        raw = self._durable(QMGR_KEY)
         qm = QMgrDef() if raw is None else QMgrDef.from_json(raw)
         if mark is None:  # never altered, or the state was lost
             mark = _digest(qm.to_json())
