@@ -30,6 +30,7 @@ from typing import Any
 
 from adapter.core import cmqc as C
 from adapter.core.dlh import DeadLetterHeader
+from adapter.core.resolution import alias_base_error
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef, through_alias
 from adapter.shim.clock import Clock
@@ -112,10 +113,11 @@ class DeadLetterQueue:
         None when nothing can take messages under that name."""
         qdef = self._lookup(queue)
         if qdef is not None and qdef.is_alias:
-            target = self._lookup(qdef.target)
-            if target is None or not target.has_storage:
+            target = self._lookup(qdef.target) if qdef.target else None
+            # The rule MQOPEN applies (2082 / 2001): only a local queue takes them.
+            if alias_base_error(None if target is None else target.queue_type) is not None:
                 return None
-            return through_alias(qdef, target)
+            return through_alias(qdef, target)  # type: ignore[arg-type]  # checked above
         return qdef if qdef is not None and qdef.has_storage else None
 
     def refusal(self, queue: str, env: dict[str, Any]) -> int | None:
