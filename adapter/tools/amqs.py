@@ -176,30 +176,26 @@ def _properties(handle: pymqi.MessageHandle) -> list[tuple[str, int, Any]]:
 
 @_ended_by_the_user
 def put_command(args: argparse.Namespace) -> int:
-    out = _Out(getattr(args, "out", None))
-    out("Sample AMQSPUT0 start")
-    failed = _session(args, out, C.MQOO_OUTPUT, "output", _put_lines)
-    if failed is None:  # no connection: the sample ends there, without its end line
-        return C.MQCC_FAILED
-    out("Sample AMQSPUT0 end")
-    return C.MQCC_FAILED if failed else 0
+    return _sample(args, "AMQSPUT0", C.MQOO_OUTPUT, "output", _put_lines)
 
 
-def _session(
+def _sample(
     args: argparse.Namespace,
-    out: _Out,
+    sample: str,
     open_options: int,
     purpose: str,
     work: Callable[[argparse.Namespace, pymqi.QueueManager, pymqi.Queue, _Out], bool],
-) -> bool | None:
-    """amqsput's and amqsget's frame: MQCONNX, MQOPEN (`open_options`, failing if
-    quiescing), `work`, MQCLOSE, MQDISC, each failure printed as the samples print it.
-    True when a call failed, None when MQCONNX did."""
+) -> int:
+    """amqsput's and amqsget's frame: their start line, MQCONNX, MQOPEN
+    (`open_options`, failing if quiescing), `work`, MQCLOSE, MQDISC, each failure printed
+    as the samples print it, their end line; the exit status."""
+    out = _Out(getattr(args, "out", None))
+    out(f"Sample {sample} start")
     try:
         qm = pymqi.connect(args.qmgr)
     except pymqi.MQMIError as err:
         out(f"MQCONNX ended with reason code {err.reason}")
-        return None
+        return C.MQCC_FAILED  # the sample ends there, without its end line
     failed = False
     if purpose == "output":
         out(f"target queue is {args.queue}")
@@ -211,7 +207,9 @@ def _session(
     if queue is not None:
         failed = work(args, qm, queue, out)
         failed = _close(queue, out) or failed
-    return _disconnect(qm, out) or failed
+    failed = _disconnect(qm, out) or failed
+    out(f"Sample {sample} end")
+    return C.MQCC_FAILED if failed else 0
 
 
 def _put_lines(
@@ -289,13 +287,7 @@ def _disconnect(qm: pymqi.QueueManager, out: _Out) -> bool:
 
 @_ended_by_the_user
 def get_command(args: argparse.Namespace) -> int:
-    out = _Out(getattr(args, "out", None))
-    out("Sample AMQSGET0 start")
-    failed = _session(args, out, C.MQOO_INPUT_AS_Q_DEF, "input", _get_messages)
-    if failed is None:  # no connection: the sample ends there, without its end line
-        return C.MQCC_FAILED
-    out("Sample AMQSGET0 end")
-    return C.MQCC_FAILED if failed else 0
+    return _sample(args, "AMQSGET0", C.MQOO_INPUT_AS_Q_DEF, "input", _get_messages)
 
 
 def _get_messages(
