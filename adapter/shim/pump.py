@@ -88,6 +88,11 @@ class Pump:
         self._depth: dict[str, int] = defaultdict(int)
         self._acks: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
         self._acks_lock = threading.Lock()
+        # Held from taking a batch until it is written: a barrier that found the batch
+        # already taken by the pump thread must wait for that write, or it would read
+        # the depth (or the ack log) before this connection's own work is in it.
+        self._depth_flushing = threading.Lock()
+        self._acks_flushing = threading.Lock()
         self._in_flight = 0
         self._sync_waiters = 0
         self._status = AsyncStatus()
@@ -258,19 +263,20 @@ class Pump:
         return self._depth.get(queue, 0) + len(self.producer)
 
     def flush_depth(self) -> None:
-        with self._lock:
-            if not self._depth:
-                return
-            deltas, self._depth = self._depth, defaultdict(int)
-        try:
-            for queue, n in deltas.items():
-                if n:
-                    self.store.queue(queue).add_depth(n)
-        except Exception:
-            with self._lock:  # not lost: the next flush writes them
+        with self._depth_flushing:
+            with self._lock:
+                if not self._depth:
+                    return
+                deltas, self._depth = self._depth, defaultdict(int)
+            try:
                 for queue, n in deltas.items():
-                    self._depth[queue] += n
-            raise
+                    if n:
+                        self.store.queue(queue).add_depth(n)
+            except Exception:
+                with self._lock:  # not lost: the next flush writes them
+                    for queue, n in deltas.items():
+                        self._depth[queue] += n
+                raise
 
     # -- consumption -----------------------------------------------------------------
     def record_ack(self, queue: str, key: tuple[int, int, int]) -> None:
@@ -279,13 +285,14 @@ class Pump:
             self._acks[queue][lane(key[0], key[1])].append(key[2])
 
     def flush_acks(self) -> None:
-        with self._acks_lock:
-            if not self._acks:
-                return
-            acks, self._acks = self._acks, defaultdict(lambda: defaultdict(list))
-        for queue, lanes in acks.items():
-            for topic, key, value in acklog.records(self.qmgr, queue, lanes):
-                produce(self.producer, topic, key, value)
+        with self._acks_flushing:
+            with self._acks_lock:
+                if not self._acks:
+                    return
+                acks, self._acks = self._acks, defaultdict(lambda: defaultdict(list))
+            for queue, lanes in acks.items():
+                for topic, key, value in acklog.records(self.qmgr, queue, lanes):
+                    produce(self.producer, topic, key, value)
 
     def barrier(self) -> None:
         """Read-your-writes: every put of this connection is on Kafka and counted, and
