@@ -545,7 +545,17 @@ class Getter:
             # Data conversion (core/convert.py); a message truncated without acceptance
             # is returned unconverted (2080), as IBM's conversion processing says.
             conv = convert(data, fmt, ccsid, encoding, req.ccsid, req.encoding)
-            data, ccsid, encoding, warning = conv.data, conv.ccsid, conv.encoding, conv.reason
+            if (
+                max_length is not None
+                and len(conv.data) > max_length
+                and not req.options & C.MQGMO_ACCEPT_TRUNCATED_MSG
+            ):
+                # It fitted before conversion, so it is gone from the queue: returned
+                # unconverted with MQRC_CONVERTED_MSG_TOO_BIG (IBM: "Processing
+                # conventions", 1; reason page q041810_).
+                warning = C.MQRC_CONVERTED_MSG_TOO_BIG
+            else:
+                data, ccsid, encoding, warning = conv.data, conv.ccsid, conv.encoding, conv.reason
         original_length = len(data)
         if max_length is not None and len(data) > max_length:
             data = data[:max_length]
