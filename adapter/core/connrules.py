@@ -45,3 +45,14 @@ def connect_options_error(options: int) -> int | None:
         if chosen & (chosen - 1):
             return C.MQRC_OPTIONS_ERROR
     return None
+
+
+_SHARING = C.MQCNO_HANDLE_SHARE_NONE | C.MQCNO_HANDLE_SHARE_BLOCK | C.MQCNO_HANDLE_SHARE_NO_BLOCK
+
+
+def handle_sharing(options: int) -> int:
+    """The MQCNO_HANDLE_SHARE_* option a connection made with these (valid) options has:
+    none named is MQCNO_HANDLE_SHARE_NONE, MQ's default outside MTS ("Shared (thread
+    independent) connections with MQCONNX",
+    https://www.ibm.com/docs/SSFKSJ_7.5.0/com.ibm.mq.dev.doc/q025940_.html)."""
+    return options & _SHARING or C.MQCNO_HANDLE_SHARE_NONE

@@ -52,7 +52,6 @@ from adapter.pymqi import (
     MQOpts,
     PYIFError,
     Queue,
-    QueueManager,
     bno,
     cd,
     cno,
@@ -64,6 +63,7 @@ from adapter.pymqi import (
     sco,
     sts,
 )
+from adapter.pymqi import QueueManager as _PymqiQueueManager
 from adapter.shim.attributes import COMMAND_LEVEL
 
 __all__ = [
@@ -117,6 +117,16 @@ class EncodingDefault:
 
     bytes_encoding = "utf8"
     ccsid = 1208
+
+
+class QueueManager(_PymqiQueueManager):
+    """ibmmq's QueueManager: as pymqi's, except that MQCONNX makes a shared handle
+    (MQCNO_HANDLE_SHARE_BLOCK) unless the options name BLOCK or NO_BLOCK themselves, as
+    ibmmq's connect_with_options does; MQCONN (`connect`) stays nonshared."""
+
+    def _connect_options(self, options: int) -> int:
+        sharing = CMQC.MQCNO_HANDLE_SHARE_BLOCK | CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK
+        return options if options & sharing else options | CMQC.MQCNO_HANDLE_SHARE_BLOCK
 
 
 def get_versions() -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any
 from adapter.core import cmqc as _C
 from adapter.core import propwire, putprops
 from adapter.core.calls import GetRequest, PutRequest
-from adapter.core.connrules import connect_options_error
+from adapter.core.connrules import connect_options_error, handle_sharing
 from adapter.core.dynamic import DEFAULT_DYNAMIC_Q_NAME
 from adapter.core.model import id24
 from adapter.core.openrules import put1_open_options
@@ -23,6 +23,7 @@ from adapter.core.putrules import put_options_error
 from adapter.core.structrules import structure_error
 from adapter.pymqi import CMQC, CMQCFC, CMQXC
 from adapter.pymqi import inquire as _inq
+from adapter.pymqi.sharing import HandleSharing
 from adapter.pymqi.dlh import DLH
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
 from adapter.pymqi.failures import internal_failures, mqi
@@ -259,15 +260,25 @@ class QueueManager:
             "clock": clock,
         }
         self._conn = None
+        self._sharing: HandleSharing | None = None
         if name is not None:
             self.connect(name)
 
     # -- connection ----------------------------------------------------------------
-    @_mqi
     def connect(self, name: str | bytes) -> None:
+        """MQCONN: a nonshared handle (only this thread may use it)."""
+        self._connect(name, _C.MQCNO_HANDLE_SHARE_NONE)
+
+    @_mqi
+    def _connect(self, name: str | bytes, sharing: int) -> None:
         if self._conn is not None:
             raise MQMIError(_C.MQCC_WARNING, _C.MQRC_ALREADY_CONNECTED)
         self._conn = Connection(_name(name), **self._targets)
+        self._sharing = HandleSharing(sharing)
+
+    def _connect_options(self, options: int) -> int:
+        """MQCNO.Options as the face passes them to MQCONNX (pymqi: unchanged)."""
+        return options
 
     def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> None:
         """MQCONNX, as pymqi / ibmmq: `connect_with_options(name, [opts=int], [cno=CNO],
@@ -287,6 +298,7 @@ class QueueManager:
                 raise TypeError("cno must be an instance of CNO")
             _check_structure("CNO", cno_)
             options = cno_.Options  # ibmmq: the structure's Options win over opts=
+        options = self._connect_options(options)
         reason = connect_options_error(options)
         if reason is not None:
             raise MQMIError(_C.MQCC_FAILED, reason)
@@ -295,7 +307,7 @@ class QueueManager:
             if not isinstance(csp_, CSP):
                 raise TypeError("csp must be an instance of CSP")
             _check_structure("CSP", csp_)
-        self.connect(name)
+        self._connect(name, handle_sharing(options))
 
     connectWithOptions = connect_with_options
 
@@ -324,7 +336,7 @@ class QueueManager:
     def disconnect(self) -> None:
         if self._conn is None:
             raise PYIFError("not connected")
-        conn, self._conn = self._conn, None
+        conn, self._conn, self._sharing = self._conn, None, None
         conn.close()
 
     def get_handle(self):
@@ -352,9 +364,13 @@ class QueueManager:
         # MQ) its unit of work is backed out, by lease expiry and transaction timeout.
         if sys.is_finalizing():
             return
-        if getattr(self, "_conn", None) is not None and self._disconnect_on_exit:
+        conn = getattr(self, "_conn", None)
+        if conn is not None and self._disconnect_on_exit:
+            # Not through MQDISC's handle-sharing guard: the collector may run this on
+            # any thread, and a nonshared handle would refuse it (2018) and leak.
+            self._conn, self._sharing = None, None
             try:
-                self.disconnect()
+                conn.close()
             except Exception:  # noqa: BLE001 - never raise from a finaliser
                 pass
 

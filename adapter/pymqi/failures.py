@@ -27,6 +27,7 @@ from typing import Any
 
 from adapter.core import cmqc as C
 from adapter.core.errors import Error, MQMIError
+from adapter.pymqi.sharing import sharing_of
 from adapter.shim.connection import BACKEND_ERRORS
 
 log = logging.getLogger("mqk.pymqi")
@@ -73,15 +74,20 @@ def internal_failure(name: str, face: Any, exc: BaseException) -> MQMIError:
 
 def mqi(method: Callable | None = None, *, admin: bool = False) -> Callable:
     """Decorate an MQI verb (or, with `admin=True`, an administration verb whose
-    ValueError is its documented refusal) so that only MQ's answers escape."""
+    ValueError is its documented refusal) so that only MQ's answers escape. The call
+    passes its connection's handle-sharing guard first (adapter/pymqi/sharing.py)."""
 
     def wrap(fn: Callable) -> Callable:
         passes: tuple[type[BaseException], ...] = (ValueError,) if admin else ()
 
         @functools.wraps(fn)
         def call(*args: Any, **kwargs: Any):
+            guard = sharing_of(args[0]) if args else None
             try:
-                return fn(*args, **kwargs)
+                if guard is None:
+                    return fn(*args, **kwargs)
+                with guard:
+                    return fn(*args, **kwargs)
             except Error:
                 raise
             except BACKEND_ERRORS as exc:

@@ -23,15 +23,19 @@ N = 3
 
 def responder() -> None:
     """Serves N requests: each reply goes to the request's ReplyToQ with CorrelId = its
-    MsgId, as MQ's request/reply convention says."""
-    requests = ibmmq.Queue(qmgr, request_q, CMQC.MQOO_INPUT_SHARED)
+    MsgId, as MQ's request/reply convention says. Its own connection: ibmmq's handles
+    are shared with MQCNO_HANDLE_SHARE_BLOCK, so a waiting MQGET on the main connection
+    would hold up every call of the main thread."""
+    own = ibmmq.connect(queue_manager, "DEV.APP.SVRCONN", "localhost(1414)", "app", "passw0rd")
+    requests = ibmmq.Queue(own, request_q, CMQC.MQOO_INPUT_SHARED)
     for _ in range(N):
         md = ibmmq.MD()
         gmo = ibmmq.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING, WaitInterval=15000)
         body = requests.get(None, md, gmo)
         reply_md = ibmmq.MD(CorrelId=md.MsgId, MsgType=CMQC.MQMT_REPLY)
-        qmgr.put1(ibmmq.to_string(md.ReplyToQ), b"reply to " + body, reply_md)
+        own.put1(ibmmq.to_string(md.ReplyToQ), b"reply to " + body, reply_md)
     requests.close()
+    own.disconnect()
 
 
 server = threading.Thread(target=responder)

@@ -11,8 +11,10 @@ qmgr = pymqi.connect(queue_manager, "DEV.APP.SVRCONN", "localhost(1414)")
 
 
 def responder() -> None:
-    """Serves one request: replies to ReplyToQ with CorrelId = the request's MsgId."""
-    requests = pymqi.Queue(qmgr, request_q)
+    """Serves one request: replies to ReplyToQ with CorrelId = the request's MsgId. Its
+    own connection: a pymqi connection (MQCONN) belongs to the thread that made it."""
+    own = pymqi.connect(queue_manager, "DEV.APP.SVRCONN", "localhost(1414)")
+    requests = pymqi.Queue(own, request_q)
     md = pymqi.MD()
     gmo = pymqi.GMO()
     gmo.Options = pymqi.CMQC.MQGMO_WAIT | pymqi.CMQC.MQGMO_FAIL_IF_QUIESCING
@@ -21,8 +23,9 @@ def responder() -> None:
     reply_md = pymqi.MD()
     reply_md.CorrelId = md.MsgId
     reply_md.MsgType = pymqi.CMQC.MQMT_REPLY
-    qmgr.put1(md.ReplyToQ.strip(), b"reply to " + body, reply_md)
+    own.put1(md.ReplyToQ.strip(), b"reply to " + body, reply_md)
     requests.close()
+    own.disconnect()
 
 
 server = threading.Thread(target=responder)
