@@ -23,12 +23,12 @@ from adapter.core.putrules import put_options_error
 from adapter.core.structrules import structure_error
 from adapter.pymqi import CMQC, CMQCFC, CMQXC
 from adapter.pymqi import inquire as _inq
-from adapter.pymqi.sharing import HandleSharing
 from adapter.pymqi.dlh import DLH
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
 from adapter.pymqi.failures import internal_failures, mqi
 from adapter.pymqi.msghandle import MessageHandle, MessageHandles
 from adapter.pymqi.rfh2 import RFH2, get_rfh2, put_rfh2
+from adapter.pymqi.sharing import HandleSharing
 from adapter.pymqi.structs import (
     CNO,
     CSP,
