@@ -551,6 +551,9 @@ class MessageProperties:
         self._props: dict[str, Property] = {}
         self._cursor_name: str | None = None
         self._cursor: str | None = None  # qualified name of the property under the cursor
+        # Counts changes: MQPUT keeps the packed form of a handle's properties while this
+        # stays the same (adapter/pymqi/msghandle.py:MessageHandles.packed_for_put).
+        self.version = 0
         for name, (ptype, value) in (props or {}).items():
             self.set(name, value, ptype)
 
@@ -587,6 +590,7 @@ class MessageProperties:
                 if other.startswith(key + ".") or key.startswith(other + "."):
                     raise fail(C.MQRC_MIXED_CONTENT_NOT_ALLOWED)
         self._props[key] = Property(key, ptype, stored)
+        self.version += 1
 
     # -- MQINQMP ---------------------------------------------------------------------
     def inquire(
@@ -676,6 +680,7 @@ class MessageProperties:
         else:
             prop = self._find(text, C.MQIMPO_INQ_FIRST)
         del self._props[prop.name]
+        self.version += 1
         return prop.display
 
     # -- plain access ----------------------------------------------------------------
@@ -710,6 +715,7 @@ class MessageProperties:
     def add(self, prop: Property) -> None:
         """Store an already checked `Property` (used by decoders; no name validation)."""
         self._props[prop.name] = prop
+        self.version += 1
 
 
 def _truncated(ptype: int, value: Any, n: int) -> Any:

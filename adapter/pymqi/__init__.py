@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from adapter.core import cmqc as _C
-from adapter.core import propwire, putprops
+from adapter.core import propwire
 from adapter.core.calls import GetRequest, PutRequest
 from adapter.core.connrules import connect_options_error, handle_sharing
 from adapter.core.dynamic import DEFAULT_DYNAMIC_Q_NAME
@@ -576,15 +576,11 @@ class Queue:
         new_handle = None
         # PMO version 3 (the default): two fields and Action are zero on a plain put.
         if pmo_.Version >= 3 and (pmo_.OriginalMsgHandle or pmo_.NewMsgHandle or pmo_.Action):
-            handles = self._qmgr._msg_handles
             original = _msg_handle(pmo_.OriginalMsgHandle)
             new_handle = _msg_handle(pmo_.NewMsgHandle)
-            props = putprops.compose(
-                pmo_.Action,
-                handles.properties(original) if original is not None else None,
-                handles.properties(new_handle) if new_handle is not None else None,
+            req.properties = self._qmgr._msg_handles.packed_for_put(
+                pmo_.Action, original, new_handle
             )
-            req.properties = propwire.pack(props)
         result = handle.put(req, bytes(msg), put1=put1)
         if new_handle is not None:  # NewMsgHandle now shows the message put
             put = result.properties if result.properties is not None else req.properties

@@ -186,3 +186,33 @@ def test_an_unknown_message_handle_is_2460_and_takes_nothing(qmgr) -> None:
         q.get(None, pymqi.MD(), gmo)
     assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_HMSG_ERROR)
     assert q.get() == b"kept"  # the failed get took nothing
+
+
+def test_each_put_carries_the_handle_as_it_is_at_that_put(qmgr) -> None:
+    """MQPUT reuses the packed properties of an unchanged handle: a set, a delete or a
+    get into the handle between two puts must show in the second message."""
+    qmgr.define_queue("Q.HANDLE.CHANGES")
+    q = pymqi.Queue(qmgr, "Q.HANDLE.CHANGES", IN | OUT)
+    handle = pymqi.MessageHandle(qmgr)
+    handle.properties.set("colour", "red")
+    pmo = pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT)
+    pmo.OriginalMsgHandle = handle.msg_handle
+    q.put(b"1", pymqi.MD(), pmo)
+    q.put(b"2", pymqi.MD(), pmo)  # unchanged: the same properties
+    handle.properties.set("colour", "blue")
+    q.put(b"3", pymqi.MD(), pmo)
+    handle.properties.set("size", 7, property_type=C.MQTYPE_INT32)
+    q.put(b"4", pymqi.MD(), pmo)
+    handle.properties.dlt("colour")
+    q.put(b"5", pymqi.MD(), pmo)
+    seen = []
+    for _ in range(5):
+        _, _, got = get_with(qmgr, q)
+        seen.append(all_usr(got))
+    assert seen == [
+        {"colour": "red"},
+        {"colour": "red"},
+        {"colour": "blue"},
+        {"colour": "blue", "size": 7},
+        {"size": 7},
+    ]
