@@ -137,6 +137,10 @@ class Putter:
             warning = warning or report[1]  # MQRC_UNKNOWN_REPORT_OPTION: the put goes on
         fmt, encoding, ccsid, properties = req.format, req.encoding, req.ccsid, req.properties
         read_rfh2 = fmt == _RFH2 and not req.msg_flags & _APPLICATION_SEGMENT
+        # MAXMSGL is checked against what the application put (its BufferLength), MQRFH2
+        # included, though the folders then travel as properties (IBM's 2030 page:
+        # "check whether the BufferLength parameter is specified correctly").
+        buffer_length = len(payload)
         if read_rfh2:  # only then: any other put pays one comparison
             payload, fmt, encoding, ccsid, properties = self._read_rfh2(req, payload)
         # An MQ header the Format names at the start of the data (a later segment of an
@@ -174,10 +178,16 @@ class Putter:
         # The queue manager's MAXMSGL too (never under 32 KiB: no lookup below that).
         flags = plan.msg_flags
         length = len(payload)
-        qmgr_max = svc.qmgr_def().max_msg_length if length > MIN_QMGR_MAX_MSG_LENGTH else length
+        qmgr_max = (
+            svc.qmgr_def().max_msg_length
+            if buffer_length > MIN_QMGR_MAX_MSG_LENGTH
+            else buffer_length
+        )
         limit = min(self.qdef.max_msg_length, qmgr_max)
         if flags & C.MQMF_SEGMENTATION_ALLOWED:
             limit = min(limit, self.qdef.segment_size)
+        elif buffer_length > limit:  # the MQRFH2's folders made it too long
+            raise fail(msg_length_error(buffer_length, self.qdef.max_msg_length, qmgr_max))
         pieces = segment_message(flags, plan.offset, length, limit)
         if pieces is None:
             raise fail(

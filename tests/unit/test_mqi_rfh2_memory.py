@@ -212,3 +212,17 @@ def test_any_properties_round_trip_between_rfh2_and_handle(props, body, encoding
         assert parsed.body == body and parsed.properties == expected
     finally:
         qm.disconnect()
+
+
+def test_maxmsgl_counts_the_mqrfh2_the_application_put(qmgr) -> None:
+    """MAXMSGL against BufferLength: data that fits but an MQRFH2 in front that makes it
+    too long is 2030, though the folders would travel as properties."""
+    usr = b"<usr><colour>red</colour></usr>"
+    header_length = len(rfh2(usr).pack(273))
+    qmgr.define_queue("Q.RFH2.MAXMSGL", max_msg_length=header_length + 10)
+    q = pymqi.Queue(qmgr, "Q.RFH2.MAXMSGL", IO)
+    q.put_rfh2(b"0123456789", rfh2_md(), pymqi.PMO(Options=SYNC), [rfh2(usr)])  # fits
+    with pytest.raises(pymqi.MQMIError) as exc:
+        q.put_rfh2(b"0123456789X", rfh2_md(), pymqi.PMO(Options=SYNC), [rfh2(usr)])
+    assert mqerror(exc) == (pymqi.CMQC.MQCC_FAILED, pymqi.CMQC.MQRC_MSG_TOO_BIG_FOR_Q)
+    assert qmgr.queue_status("Q.RFH2.MAXMSGL")["current_depth"] == 1
