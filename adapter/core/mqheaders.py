@@ -14,6 +14,9 @@ header has one, StrucLength where it has one, and the header fitting in the data
   <https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q042330_.html>
 - MQRMH, Format MQHREF: 2220 MQRC_RMH_ERROR
   <https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.1.0/com.ibm.mq.ref.doc/q042570_.html>
+- MQRFH (version 1), Format MQHRF: 2334 MQRC_RFH_ERROR; its CodedCharSetId describes
+  the data after NameValueString and starts as MQCCSI_UNDEFINED, so it is not checked
+  <https://www.ibm.com/docs/en/SSFKSJ_latest/refdev/q099070_.html>
 
 (MQRFH2, Format MQHRF2, is read and checked on put by core/putprops.py: 2334.) A
 header's CodedCharSetId must be a CCSID or MQCCSI_INHERIT: zero (MQCCSI_DEFAULT,
@@ -51,6 +54,7 @@ _HEADERS = {
     C.MQFMT_DEAD_LETTER_HEADER.decode(): _Header(MQRC_DLH_ERROR, b"DLH ", 172, 1, ccsid_at=112),
     C.MQFMT_XMIT_Q_HEADER.decode(): _Header(MQRC_XQH_ERROR, b"XQH ", 428, 1),
     MQFMT_TRIGGER.decode(): _Header(MQRC_TMC_ERROR, b"TMC ", 732, b"   2"),
+    C.MQFMT_RF_HEADER.decode(): _Header(C.MQRC_RFH_ERROR, b"RFH ", 32, 1, struc_length_at=8),
     MQFMT_REF_MSG_HEADER.decode(): _Header(
         MQRC_RMH_ERROR, b"RMH ", 108, 1, ccsid_at=16, struc_length_at=8
     ),

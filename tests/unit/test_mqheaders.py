@@ -75,9 +75,24 @@ def test_xqh_tmc2_and_rmh() -> None:
     assert H.header_error("MQHREF  ", too_long, LITTLE) == H.MQRC_RMH_ERROR
 
 
+def test_an_mqrfh_version_1_is_checked_as_mq_checks_it() -> None:
+    nvs = b"OPT_APP_GRP Payroll "  # NameValueString, 20 bytes
+    rfh = b"RFH " + struct.pack("<iiii", 1, 52, C.MQENC_NATIVE, 0) + b"MQSTR   "
+    rfh += struct.pack("<i", 0) + nvs
+    assert H.header_error("MQHRF   ", rfh + b"data", LITTLE) is None  # CCSID 0 allowed
+    assert H.header_error("MQHRF   ", b"RFH " + struct.pack("<i", 2) + rfh[8:], LITTLE) == (
+        C.MQRC_RFH_ERROR
+    )
+    past_the_end = rfh[:8] + struct.pack("<i", 90) + rfh[12:]
+    assert H.header_error("MQHRF   ", past_the_end, LITTLE) == C.MQRC_RFH_ERROR
+    under_fixed = rfh[:8] + struct.pack("<i", 28) + rfh[12:]
+    assert H.header_error("MQHRF   ", under_fixed, LITTLE) == C.MQRC_RFH_ERROR
+    assert H.header_error("MQHRF   ", rfh[:20], LITTLE) == C.MQRC_RFH_ERROR
+
+
 @given(fmt=st.text(max_size=8), data=st.binary(max_size=64))
 def test_formats_that_name_no_checked_header_are_never_refused(fmt: str, data: bytes) -> None:
-    known = {"MQDEAD", "MQXMIT", "MQTRIG", "MQHREF"}
+    known = {"MQDEAD", "MQXMIT", "MQTRIG", "MQHREF", "MQHRF"}
     if fmt.strip() not in known:
         assert H.header_error(fmt, data, LITTLE) is None
 
