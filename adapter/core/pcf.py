@@ -42,14 +42,16 @@ comes from the structure pages, and is what is checked here:
 - a structure type that is none of these, or a structure running past the end of the
   data, or data left after the last structure: 2149.
 
-Pages: <https://www.ibm.com/docs/ja/SSFKSJ_9.3.0/reference/q042090_.html> (2149),
+Pages (reasons, then structures; IBM Docs, SSFKSJ = IBM MQ):
+<https://www.ibm.com/docs/ja/SSFKSJ_9.3.0/reference/q042090_.html> 2149,
 <https://www-01.ibm.com/support/knowledgecenter/SSFKSJ_7.5.0/com.ibm.mq.tro.doc/q042690_.html>
-(2235), <https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q042700_.html> (2236),
-q042710_ (2237), q042720_ (2238), q042730_ (2239), q044370_ (2414), q044380_ (2415),
-q044390_ (2416), q044450_ (2422); the structures:
-<https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q088680_.html> (MQCFST),
-q088670_ (MQCFSL), q088620_ (MQCFBS),
-<https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q049400_.html> (MQCFH).
+2235, and under <https://www.ibm.com/docs/en/SSFKSJ_latest/reference/>: q042700_.html
+2236, q042710_.html 2237, q042720_.html 2238, q042730_.html 2239, q044370_.html 2414,
+q044380_.html 2415, q044390_.html 2416, q044450_.html 2422, q049400_.html MQCFH;
+<https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q088680_.html> MQCFST,
+<https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q088670_.html> MQCFSL,
+<https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q088620_.html> MQCFBS.
+2395 MQRC_CFBS_ERROR is cmqc.h's name and number; its reason page was not found.
 """
 
 from __future__ import annotations
