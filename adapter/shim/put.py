@@ -24,6 +24,7 @@ from adapter.core.errors import fail
 from adapter.core.mdrules import feedback_error, msg_type_error, reply_to_error, report_outcome
 from adapter.core.mqheaders import header_error
 from adapter.core.openrules import PUT_CONTEXT, put_context_error
+from adapter.core.pcf import pcf_error
 from adapter.core.putrules import PutCursor, close_outcome, plan_put, put_options_error
 from adapter.core.qmgrrules import MIN_QMGR_MAX_MSG_LENGTH, msg_length_error
 from adapter.core.reports import Kind, wants_coa
@@ -144,10 +145,16 @@ class Putter:
         if read_rfh2:  # only then: any other put pays one comparison
             payload, fmt, encoding, ccsid, properties = self._read_rfh2(req, payload)
         # An MQ header the Format names at the start of the data (a later segment of an
-        # application's own segmenting starts with no header): 2141 / 2191 / 2220 / 2260.
-        reason = header_error(fmt, payload, encoding) if req.offset == 0 else None
-        if reason is not None:
-            raise fail(reason)
+        # application's own segmenting starts with no header): 2141 / 2191 / 2220 / 2260;
+        # a PCF message, 2149 / 2235-2239 / 2395 / 2414-2416 / 2422 (a first segment
+        # that is not the last holds only the start of one).
+        if req.offset == 0:
+            more = req.msg_flags & C.MQMF_SEGMENT and not req.msg_flags & C.MQMF_LAST_SEGMENT
+            reason = header_error(fmt, payload, encoding) or pcf_error(
+                fmt, payload, encoding, whole=not more
+            )
+            if reason is not None:
+                raise fail(reason)
 
         plan = plan_put(
             self.cursor,
