@@ -240,13 +240,22 @@ def _parse_param(data: bytes, at: int, order: str, whole: bool) -> Param | int |
     return Param(kind_id, parameter, value, ccsid, operator)
 
 
-def pcf_error(fmt: str, data: bytes, encoding: int, *, whole: bool = True) -> int | None:
+def pcf_error(
+    fmt: str, data: bytes, encoding: int, *, whole: bool = True, in_group: bool = False
+) -> int | None:
     """The reason MQPUT / MQPUT1 fails with for a PCF message (Format MQADMIN, MQEVENT,
-    MQPCF) that is not valid; None when it is valid or the Format is not a PCF one."""
+    MQPCF) that is not valid, or (`in_group`) may not be in a group: a trace-route
+    message, IBM's example for 2417 MQRC_MSG_NOT_ALLOWED_IN_GROUP
+    (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q044400_.html). None when it is
+    valid or the Format is not a PCF one."""
     if fmt.ljust(8) not in PCF_FORMATS:
         return None
     parsed = parse(data, encoding, whole=whole)
-    return parsed if isinstance(parsed, int) else None
+    if isinstance(parsed, int):
+        return parsed
+    if in_group and parsed.header.type == F.MQCFT_TRACE_ROUTE:
+        return C.MQRC_MSG_NOT_ALLOWED_IN_GROUP
+    return None
 
 
 def _pad4(raw: bytes) -> bytes:

@@ -47,6 +47,7 @@ from adapter.shim.store import QueueState
 _PASS = C.MQPMO_PASS_IDENTITY_CONTEXT | C.MQPMO_PASS_ALL_CONTEXT
 _RFH2 = mqstr(C.MQFMT_RF_HEADER_2)
 _APPLICATION_SEGMENT = C.MQMF_SEGMENT | C.MQMF_LAST_SEGMENT
+_GROUPED = C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP
 
 
 class Putter:
@@ -147,11 +148,11 @@ class Putter:
         # An MQ header the Format names at the start of the data (a later segment of an
         # application's own segmenting starts with no header): 2141 / 2191 / 2220 / 2260;
         # a PCF message, 2149 / 2235-2239 / 2395 / 2414-2416 / 2422 (a first segment
-        # that is not the last holds only the start of one).
+        # that is not the last holds only the start of one), 2417 for trace-route in a group.
         if req.offset == 0:
             more = req.msg_flags & C.MQMF_SEGMENT and not req.msg_flags & C.MQMF_LAST_SEGMENT
             reason = header_error(fmt, payload, encoding) or pcf_error(
-                fmt, payload, encoding, whole=not more
+                fmt, payload, encoding, whole=not more, in_group=bool(req.msg_flags & _GROUPED)
             )
             if reason is not None:
                 raise fail(reason)

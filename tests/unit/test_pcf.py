@@ -398,3 +398,21 @@ def test_mqput_checks_only_the_first_segment_and_only_what_it_holds(qmgr) -> Non
     with pytest.raises(pymqi.MQMIError) as exc:  # a bad MQCFH fails the first segment
         q.put(put_long(data, 8, 9)[:cut], pymqi.MD(Format=C.MQFMT_PCF, MsgFlags=C.MQMF_SEGMENT))
     assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_CFH_ERROR)
+
+
+def test_a_trace_route_message_may_not_be_put_in_a_group(qmgr) -> None:
+    """2417 MQRC_MSG_NOT_ALLOWED_IN_GROUP: IBM's example, a PCF message of Type
+    MQCFT_TRACE_ROUTE in a group; alone, or another PCF type in a group, it is put."""
+    qmgr.define_queue("Q.PCF.GROUP")
+    q = pymqi.Queue(qmgr, "Q.PCF.GROUP", C.MQOO_OUTPUT)
+    trace = P.encode(P.Header(type=F.MQCFT_TRACE_ROUTE), ALL, LITTLE)
+    in_group = dict(Format=C.MQFMT_ADMIN, Encoding=LITTLE, GroupId=b"T".ljust(24, b"\0"))
+    for flags in (C.MQMF_MSG_IN_GROUP, C.MQMF_LAST_MSG_IN_GROUP):
+        with pytest.raises(pymqi.MQMIError) as exc:
+            q.put(trace, pymqi.MD(MsgFlags=flags, **in_group))
+        assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_MSG_NOT_ALLOWED_IN_GROUP)
+    assert depth(qmgr, "Q.PCF.GROUP") == 0
+    q.put(trace, pymqi.MD(Format=C.MQFMT_ADMIN, Encoding=LITTLE))
+    command = P.encode(P.Header(type=F.MQCFT_COMMAND), ALL, LITTLE)
+    q.put(command, pymqi.MD(MsgFlags=C.MQMF_LAST_MSG_IN_GROUP, **in_group))
+    assert depth(qmgr, "Q.PCF.GROUP") == 2
