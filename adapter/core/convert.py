@@ -26,7 +26,7 @@ Converters (signature `(data, ccsid, encoding, want_ccsid, want_encoding) -> Con
   numbers, so its Encoding is never looked at ("Processing conventions": an unsupported
   value that is not needed for the conversion may go undiagnosed) and it converts to any
   requested Encoding.
-- The MQ header formats MQDEAD, MQHRF2, MQXMIT, MQTRIG, MQHREF and MQHMDE, in
+- The MQ header formats MQDEAD, MQHRF2, MQHRF, MQXMIT, MQTRIG, MQHREF, MQHMDE and MQIMS, in
   core/convert_headers.py: each header converted, then the part it names (a chain,
   each part through `convert_part`); a later part that fails leaves the parts before it
   converted, its own header's fields describing it unconverted, and the call warns

@@ -1,6 +1,7 @@
-"""MQGET's data conversion of MQ's header formats: MQDLH (MQDEAD), MQRFH2 (MQHRF2), MQXQH
-(MQXMIT, with the MQMD inside it), MQTMC2 (MQTRIG), MQRMH (MQHREF) and MQMDE (MQHMDE).
-Pure; core/convert.py dispatches to CONVERTERS.
+"""MQGET's data conversion of MQ's header formats: MQDLH (MQDEAD), MQRFH2 (MQHRF2), MQRFH
+(MQHRF), MQXQH (MQXMIT, with the MQMD inside it), MQTMC2 and MQTMC (MQTRIG), MQRMH
+(MQHREF), MQMDE (MQHMDE) and MQIIH (MQIMS). Pure; core/convert.py dispatches to
+CONVERTERS.
 
 IBM's "Processing conventions"
 (https://www.ibm.com/docs/en/ibm-mq/10.0.x?topic=exit-processing-conventions): a header's
@@ -11,7 +12,8 @@ with blanks, a longer one may lose its trailing blanks and whatever follows its 
 null; if it still does not fit, 2190 MQRC_CONVERTED_STRING_TOO_BIG
 (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.tro.doc/q042320_.html) and the part
 is returned unconverted. The strings an MQRMH addresses by offset expand or shrink as
-they need, the header's offsets and StrucLength following them. An MQRFH2's
+they need, the header's offsets and StrucLength following them; so does an MQRFH's
+NameValueString (padded with blanks to a multiple of 4 when it changes). An MQRFH2's
 NameValueData stays in its NameValueCCSID (1200, 13488, 17584 or 1208, else 2111),
 UTF-16 taking the byte order of the header's integers ("MQRFH2 - Rules and formatting
 header 2", q099240_, and "NameValueCCSID", q099310_).
@@ -24,7 +26,10 @@ MQRC_NOT_CONVERTED.
 
 A chained header's Format, CodedCharSetId (MQCCSI_INHERIT: the header's own) and
 Encoding name the next part, which is converted by the same rules; the header's fields
-are then set to describe that part as returned. When the next part cannot be converted
+are then set to describe that part as returned. MQIIH's CodedCharSetId and Encoding are
+reserved: what follows it is in the MQIIH's own character set and encoding ("Encoding
+(MQLONG) for MQIIH", q097020_), so it converts with the header or the whole message stays
+unconverted. When the next part cannot be converted
 the header stays converted, its fields keep the next part's own values, and the reason
 is the next part's: IBM's reason pages (2111, 2112, 2190, ...) "some parts may be
 converted and other parts not converted. However, the values returned in the various
@@ -104,6 +109,8 @@ class _Header:
     numeric: bool = True
     var_part: VarPart = _exactly_fixed
     inner: tuple[tuple[int, str, tuple[int, ...]], ...] = ()  # (offset, StrucId, versions)
+    # MQIIH: CodedCharSetId and Encoding are reserved; what follows is in the header's own
+    same_coding: bool = False
 
     @property
     def layout(self) -> list[tuple[str, int]]:
@@ -213,6 +220,13 @@ def convert_header(
     if header.chain is None:  # nothing named after it: any bytes after it stay as they are
         return Converted(bytes(out) + rest, want_ccsid, want_encoding)
     enc_at, ccsid_at, fmt_at = header.chain
+    if header.same_coding:
+        part = next_part(
+            rest, cod.text(data[fmt_at : fmt_at + 8]), ccsid, encoding, want_ccsid, want_encoding
+        )
+        if rest and ((part.ccsid or QMGR_CCSID) != want_ccsid or part.encoding != want_encoding):
+            return unconverted(part.reason)  # nothing could say the rest is not converted
+        return Converted(bytes(out) + part.data, want_ccsid, want_encoding, part.reason)
     next_enc, next_ccsid = cod.long(data, enc_at), cod.long(data, ccsid_at)
     inherit = next_ccsid == C.MQCCSI_INHERIT
     part = next_part(
@@ -257,6 +271,20 @@ def _rfh2_name_values(data: bytes, length: int, cod: _Codings, out: bytearray) -
         parts.append(cod.pack(n) + (_swap16(value) if swap else value))
         pos += 4 + n
     return b"".join(parts)
+
+
+def _rfh_name_values(data: bytes, length: int, cod: _Codings, out: bytearray) -> bytes:
+    """MQRFH's NameValueString: characters, expanding or shrinking as they need, padded
+    with blanks to a multiple of 4 when they change length, StrucLength following."""
+    raw = data[len(out) : length]
+    try:
+        text = raw.decode(cod.src).encode(cod.dst)
+    except UnicodeError as exc:
+        raise _NotConvertedError(MQRC_NOT_CONVERTED) from exc
+    if len(text) != len(raw):
+        text += " ".encode(cod.dst) * (-(len(out) + len(text)) % 4)
+        out[8:12] = cod.pack(len(out) + len(text))
+    return text
 
 
 _RMH_STRINGS = ((64, 68), (72, 76), (80, 84), (88, 92))  # SrcEnv, SrcName, DestEnv, DestName
@@ -311,6 +339,22 @@ _RMH = _Header(
     struc_length_at=8,
     var_part=_rmh_strings,
 )
+_RFH = _Header(
+    "RFH ",
+    1,
+    "c4 l l l l c8 l",
+    chain=(12, 16, 20),
+    struc_length_at=8,
+    var_part=_rfh_name_values,
+)
+_IIH = _Header(
+    "IIH ",
+    1,
+    "c4 l l l l c8 l c8 c8 c8 c8 b16 c1 c1 c1 c1",
+    chain=(12, 16, 20),
+    struc_length_at=8,
+    same_coding=True,
+)
 _TMC_1_FIELDS = "c4 c4 c48 c48 c64 c4 c256 c128 c128"
 _TMC = _Header("TMC ", "   1", _TMC_1_FIELDS, numeric=False)
 _TMC2 = _Header("TMC ", "   2", _TMC_1_FIELDS + " c48", numeric=False)
@@ -321,7 +365,7 @@ assert (_DLH.length, _XQH.length, _MDE.length, _RFH2.length, _RMH.length) == (
     36,
     108,
 )
-assert (_TMC.length, _TMC2.length) == (684, 732)
+assert (_TMC.length, _TMC2.length, _RFH.length, _IIH.length) == (684, 732, 32, 84)
 
 
 def _trigger(
@@ -339,6 +383,8 @@ CONVERTERS: dict[str, Callable[..., Converted]] = {
     C.MQFMT_XMIT_Q_HEADER.decode(): partial(convert_header, _XQH),
     C.MQFMT_MD_EXTENSION.decode(): partial(convert_header, _MDE),
     C.MQFMT_RF_HEADER_2.decode(): partial(convert_header, _RFH2),
+    "MQHRF   ": partial(convert_header, _RFH),
+    "MQIMS   ": partial(convert_header, _IIH),
     "MQHREF  ": partial(convert_header, _RMH),
     "MQTRIG  ": _trigger,
 }

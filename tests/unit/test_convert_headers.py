@@ -27,6 +27,8 @@ LAYOUTS = {
     "RFH2": "c4 l l l l c8 l l",
     "RMH": "c4 l l l l c8 l c8 b24" + " l" * 11,
     "TMC2": "c4 c4 c48 c48 c64 c4 c256 c128 c128 c48",
+    "RFH": "c4 l l l l c8 l",
+    "IIH": "c4 l l l l c8 l c8 c8 c8 c8 b16 c1 c1 c1 c1",
 }
 FORMATS = {
     "DLH": "MQDEAD  ",
@@ -35,9 +37,11 @@ FORMATS = {
     "RFH2": "MQHRF2  ",
     "RMH": "MQHREF  ",
     "TMC2": "MQTRIG  ",
+    "RFH": "MQHRF   ",
+    "IIH": "MQIMS   ",
 }
 CHAIN = {"DLH": (108, 112, 116), "XQH": (128, 132, 136), "MDE": (12, 16, 20)}
-CHAIN |= {"RFH2": (12, 16, 20), "RMH": (12, 16, 20)}
+CHAIN |= {"RFH2": (12, 16, 20), "RMH": (12, 16, 20), "RFH": (12, 16, 20)}
 
 
 def pack(layout: str, values: list, encoding: int, codec: str) -> bytes:
@@ -84,6 +88,14 @@ def header(kind: str, nxt: tuple[int, int, str], enc: int, codec: str, **kw) -> 
         values = ["RMH ", 1, 108 + len(strings), n_enc, n_ccsid, n_fmt, 0, "FILE", b"OID"]
         values += [0, 0, len(strings), 108, 0, 0, 0, 0, 0, 0, 0]
         return pack(LAYOUTS[kind], values, enc, codec) + strings
+    elif kind == "RFH":
+        pairs = kw.get("pairs", "name value").encode(codec)
+        pairs += " ".encode(codec) * (-len(pairs) % 4)
+        values = ["RFH ", 1, 32 + len(pairs), n_enc, n_ccsid, n_fmt, 0]
+        return pack(LAYOUTS[kind], values, enc, codec) + pairs
+    elif kind == "IIH":  # Encoding and CodedCharSetId reserved (0)
+        values = ["IIH ", 1, 84, 0, 0, n_fmt, 0, "LTERM", "MAP", "MQSTR", "", b"", " ", "0"]
+        values += ["C", " "]
     else:  # TMC2
         values = ["TMC ", "   2", name, "PROC", "trigger data", "0011", "/bin/app", "", "", "QM1"]
     return pack(LAYOUTS[kind], values, enc, codec)
@@ -299,6 +311,28 @@ def test_mqccsi_inherit_stays_when_the_next_part_is_converted_too() -> None:
     assert got.reason == V.MQRC_NOT_CONVERTED and long_at(got.data, 16, NORMAL) == 1208
 
 
+def test_an_rfh_name_value_string_grows_and_its_struc_length_follows() -> None:
+    msg = header("RFH", (NATIVE, 819, STR), NATIVE, "latin-1", pairs="clé valeur") + b"x"
+    got = V.convert(msg, "MQHRF", 819, NATIVE, 1208, NORMAL)
+    # 12 bytes of ISO 8859-1 (blank-padded) are 13 of UTF-8, padded to 16
+    assert got.reason is None and long_at(got.data, 8, NORMAL) == 48
+    assert got.data[32:48] == "clé valeur".encode() + b" " * 5 and got.data[48:] == b"x"
+
+
+def test_what_follows_an_iih_is_in_the_iihs_own_coding() -> None:
+    msg = header("IIH", (0, 0, STR), NATIVE, "utf-8") + b"ims data"
+    got = V.convert(msg, "MQIMS", 1208, NATIVE, 500, NORMAL)
+    assert got.reason is None and got.data[:4] == "IIH ".encode("cp500")
+    assert got.data[84:] == "ims data".encode("cp500")
+    assert (long_at(got.data, 12, NORMAL), long_at(got.data, 16, NORMAL)) == (0, 0)
+    # data that does not convert: nothing could describe it apart from the header, so
+    # the whole message stays as it was
+    bad = header("IIH", (0, 0, STR), NATIVE, "utf-8") + "€".encode()
+    assert V.convert(bad, "MQIMS", 1208, NATIVE, 819, NORMAL) == V.Converted(
+        bad, 1208, NATIVE, V.MQRC_NOT_CONVERTED
+    )
+
+
 # -- property: any chain converts there and back unchanged ---------------------------------
 
 _NAMES = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._", max_size=20)
@@ -308,7 +342,8 @@ _NAMES = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._", max_size=20)
 def chains(draw) -> tuple[bytes, str]:
     """A message of up to four headers and a string, every part in UTF-8 and
     MQENC_NATIVE; returns (data, Format of the first part)."""
-    kinds = draw(st.lists(st.sampled_from(["DLH", "XQH", "MDE", "RFH2", "RMH"]), max_size=4))
+    kinds = st.sampled_from(["DLH", "XQH", "MDE", "RFH2", "RMH", "RFH", "IIH"])
+    kinds = draw(st.lists(kinds, max_size=4))
     last = draw(st.sampled_from(["MQSTR", "TMC2"]))
     if last == "TMC2":
         data = header("TMC2", (0, 0, ""), NATIVE, "utf-8", name=draw(_NAMES))
@@ -323,6 +358,8 @@ def chains(draw) -> tuple[bytes, str]:
             kw = {"nv_ccsid": draw(st.sampled_from([1208, 1200])), "folder": draw(_NAMES)}
         if kind == "RMH":
             kw = {"src_name": draw(_NAMES)}
+        if kind == "RFH":
+            kw = {"pairs": draw(_NAMES)}
         data = header(kind, (NATIVE, ccsid, fmt), NATIVE, "utf-8", **kw) + data
         fmt = FORMATS[kind]
     return data, fmt
