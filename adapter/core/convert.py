@@ -27,8 +27,9 @@ Converters (signature `(data, ccsid, encoding, want_ccsid, want_encoding) -> Con
   value that is not needed for the conversion may go undiagnosed) and it converts to any
   requested Encoding.
 - The MQ header formats MQDEAD, MQHRF2, MQHRF, MQXMIT, MQTRIG, MQHREF, MQHMDE and MQIMS, in
-  core/convert_headers.py: each header converted, then the part it names (a chain,
-  each part through `convert_part`); a later part that fails leaves the parts before it
+  core/convert_headers.py: each header converted, then the part it names (a chain of
+  headers walked in a loop, the first part that is not a header converted through
+  `convert_part`); a later part that fails leaves the parts before it
   converted, its own header's fields describing it unconverted, and the call warns
   with that part's reason (the reason pages: "some parts may be converted and other
   parts not converted. However, the values returned in the various CodedCharSetId and

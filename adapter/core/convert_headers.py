@@ -185,28 +185,32 @@ def _codec(ccsid: int) -> str | None:
     return None if codec in NOT_SBCS else codec
 
 
-def convert_header(
-    header: _Header,
-    data: bytes,
-    ccsid: int,
-    encoding: int,
-    want_ccsid: int,
-    want_encoding: int,
-    *,
-    next_part: NextPart,
-) -> Converted:
-    """The header at the start of `data` and the parts it chains to, by the module text.
-    `want_ccsid` is a CCSID (MQCCSI_Q_MGR already resolved)."""
-    unconverted = partial(Converted, data, ccsid, encoding)
+@dataclass(frozen=True)
+class _Done:
+    """One header converted: where it was, its converted bytes and what follows it."""
+
+    header: _Header
+    data: bytes  # from this header on
+    ccsid: int
+    encoding: int
+    out: bytearray
+    cod: _Codings
+    rest: bytes
+
+
+def _convert_one(
+    header: _Header, data: bytes, ccsid: int, encoding: int, want_ccsid: int, want_encoding: int
+) -> _Done | int:
+    """The header at the start of `data` converted, or the reason it is not."""
     src, dst = _codec(ccsid), _codec(want_ccsid)
     if src is None:
-        return unconverted(MQRC_SOURCE_CCSID_ERROR)
+        return MQRC_SOURCE_CCSID_ERROR
     if dst is None:
-        return unconverted(MQRC_TARGET_CCSID_ERROR)
+        return MQRC_TARGET_CCSID_ERROR
     if header.numeric:
         reason = encoding_error(encoding, want_encoding)
         if reason is not None:
-            return unconverted(reason)
+            return reason
     order = ">" if big_endian(encoding) else "<"
     to = ">" if big_endian(want_encoding) else "<"
     cod = _Codings(src, dst, order if header.numeric else ">", to if header.numeric else ">")
@@ -215,35 +219,86 @@ def convert_header(
         out = _fixed(data, header, cod)
         out += header.var_part(data, length, cod, out)
     except _NotConvertedError as failed:
-        return unconverted(failed.reason)
-    rest = data[length:]
+        return failed.reason
+    return _Done(header, data, ccsid, encoding, out, cod, data[length:])
+
+
+def _header_for(fmt: str, data: bytes, ccsid: int) -> _Header | None:
+    """The header layout Format `fmt` names (MQTRIG: MQTMC2, or MQTMC by its Version)."""
+    if fmt == "MQTRIG  ":
+        src = _codec(ccsid)
+        version_1 = src is not None and data[4:8].decode(src, "replace") == "   1"
+        return _TMC if version_1 else _TMC2
+    return _HEADERS.get(fmt)
+
+
+def _linked(done: _Done, part: Converted, want_ccsid: int, want_encoding: int) -> Converted:
+    """The converted header `done` with the part after it as returned (`part`), its
+    fields set to describe that part."""
+    header, out, cod, rest = done.header, done.out, done.cod, done.rest
     if header.chain is None:  # nothing named after it: any bytes after it stay as they are
         return Converted(bytes(out) + rest, want_ccsid, want_encoding)
-    enc_at, ccsid_at, fmt_at = header.chain
     if header.same_coding:
-        part = next_part(
-            rest, cod.text(data[fmt_at : fmt_at + 8]), ccsid, encoding, want_ccsid, want_encoding
-        )
         if rest and ((part.ccsid or QMGR_CCSID) != want_ccsid or part.encoding != want_encoding):
-            return unconverted(part.reason)  # nothing could say the rest is not converted
+            # nothing could say the rest is not converted: all of it stays as it was
+            return Converted(done.data, done.ccsid, done.encoding, part.reason)
         return Converted(bytes(out) + part.data, want_ccsid, want_encoding, part.reason)
-    next_enc, next_ccsid = cod.long(data, enc_at), cod.long(data, ccsid_at)
-    inherit = next_ccsid == C.MQCCSI_INHERIT
-    part = next_part(
-        rest,
-        cod.text(data[fmt_at : fmt_at + 8]),
-        ccsid if inherit else next_ccsid,
-        next_enc,
-        want_ccsid,
-        want_encoding,
-    )
+    enc_at, ccsid_at, _ = header.chain
+    next_enc, next_ccsid = cod.long(done.data, enc_at), cod.long(done.data, ccsid_at)
     if rest:  # the fields describe the next part as it is returned
         same_set = (part.ccsid or QMGR_CCSID) == want_ccsid
+        inherit = next_ccsid == C.MQCCSI_INHERIT
         next_enc = part.encoding
         next_ccsid = C.MQCCSI_INHERIT if inherit and same_set else part.ccsid
     out[enc_at : enc_at + 4] = cod.pack(next_enc)
     out[ccsid_at : ccsid_at + 4] = cod.pack(next_ccsid)
     return Converted(bytes(out) + part.data, want_ccsid, want_encoding, part.reason)
+
+
+def convert_chain(
+    fmt: str,
+    data: bytes,
+    ccsid: int,
+    encoding: int,
+    want_ccsid: int,
+    want_encoding: int,
+    *,
+    next_part: NextPart,
+) -> Converted:
+    """The header Format `fmt` names at the start of `data` and the parts it chains to,
+    by the module text: the headers in a loop (a chain of any length), the first part
+    that is not a header to convert through `next_part`, then each header's fields set
+    from the part after it, last to first. `want_ccsid` is a CCSID (MQCCSI_Q_MGR
+    already resolved)."""
+    done: list[_Done] = []
+    header = _header_for(fmt, data, ccsid)
+    while True:
+        one = (
+            _convert_one(header, data, ccsid, encoding, want_ccsid, want_encoding)
+            if header is not None
+            else MQRC_NOT_CONVERTED
+        )
+        if isinstance(one, int):
+            part = Converted(data, ccsid, encoding, one)
+            break
+        done.append(one)
+        if one.header.chain is None:
+            part = Converted(b"", want_ccsid, want_encoding)
+            break
+        enc_at, ccsid_at, fmt_at = one.header.chain
+        fmt = one.cod.text(data[fmt_at : fmt_at + 8])
+        if not one.header.same_coding:
+            encoding, next_ccsid = one.cod.long(data, enc_at), one.cod.long(data, ccsid_at)
+            ccsid = ccsid if next_ccsid == C.MQCCSI_INHERIT else next_ccsid
+        data = one.rest
+        header = _header_for(fmt, data, ccsid)
+        as_is = (ccsid or QMGR_CCSID) == want_ccsid and encoding == want_encoding
+        if header is None or not data or as_is:  # not a header, or nothing to convert
+            part = next_part(data, fmt, ccsid, encoding, want_ccsid, want_encoding)
+            break
+    for one in reversed(done):
+        part = _linked(one, part, want_ccsid, want_encoding)
+    return part
 
 
 def _swap16(value: bytes) -> bytes:
@@ -368,24 +423,17 @@ assert (_DLH.length, _XQH.length, _MDE.length, _RFH2.length, _RMH.length) == (
 assert (_TMC.length, _TMC2.length, _RFH.length, _IIH.length) == (684, 732, 32, 84)
 
 
-def _trigger(
-    data: bytes, ccsid: int, encoding: int, want_ccsid: int, want_encoding: int, **kw
-) -> Converted:
-    """MQTRIG: an MQTMC2, or the version-1 MQTMC, by its Version characters."""
-    src = _codec(ccsid)
-    version_1 = src is not None and data[4:8].decode(src, "replace") == "   1"
-    header = _TMC if version_1 else _TMC2
-    return convert_header(header, data, ccsid, encoding, want_ccsid, want_encoding, **kw)
-
+_HEADERS = {
+    C.MQFMT_DEAD_LETTER_HEADER.decode(): _DLH,
+    C.MQFMT_XMIT_Q_HEADER.decode(): _XQH,
+    C.MQFMT_MD_EXTENSION.decode(): _MDE,
+    C.MQFMT_RF_HEADER_2.decode(): _RFH2,
+    "MQHRF   ": _RFH,
+    "MQIMS   ": _IIH,
+    "MQHREF  ": _RMH,
+}
 
 CONVERTERS: dict[str, Callable[..., Converted]] = {
-    C.MQFMT_DEAD_LETTER_HEADER.decode(): partial(convert_header, _DLH),
-    C.MQFMT_XMIT_Q_HEADER.decode(): partial(convert_header, _XQH),
-    C.MQFMT_MD_EXTENSION.decode(): partial(convert_header, _MDE),
-    C.MQFMT_RF_HEADER_2.decode(): partial(convert_header, _RFH2),
-    "MQHRF   ": partial(convert_header, _RFH),
-    "MQIMS   ": partial(convert_header, _IIH),
-    "MQHREF  ": partial(convert_header, _RMH),
-    "MQTRIG  ": _trigger,
+    fmt: partial(convert_chain, fmt) for fmt in (*_HEADERS, "MQTRIG  ")
 }
 """Format -> converter `(data, ccsid, encoding, want_ccsid, want_encoding, *, next_part)`."""

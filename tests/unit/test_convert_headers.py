@@ -239,6 +239,15 @@ def test_a_header_that_does_not_parse_comes_back_unconverted(data: bytes) -> Non
     assert got == V.Converted(data, 1208, NATIVE, expected)
 
 
+def test_a_chain_of_thousands_of_headers_converts_without_recursing() -> None:
+    mde = header("MDE", (NATIVE, 1208, "MQHMDE  "), NATIVE, "utf-8")
+    last = header("MDE", (NATIVE, 1208, STR), NATIVE, "utf-8")
+    msg = mde * 3000 + last + b"end"
+    got = V.convert(msg, "MQHMDE", 1208, NATIVE, 500, NORMAL)
+    assert got.reason is None and got.data[-3:] == "end".encode("cp500")
+    assert V.convert(got.data, "MQHMDE", 500, NORMAL, 1208, NATIVE).data == msg
+
+
 @given(data=st.binary(max_size=600), fmt=st.sampled_from(sorted(FORMATS.values())))
 @settings(max_examples=300)
 def test_random_bytes_never_raise(data: bytes, fmt: str) -> None:
