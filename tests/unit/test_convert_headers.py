@@ -248,12 +248,26 @@ def test_a_chain_of_thousands_of_headers_converts_without_recursing() -> None:
     assert V.convert(got.data, "MQHMDE", 500, NORMAL, 1208, NATIVE).data == msg
 
 
-@given(data=st.binary(max_size=600), fmt=st.sampled_from(sorted(FORMATS.values())))
+_CCSIDS = st.sampled_from([0, -2, -1, 1208, 819, 500, 37, 1200, 932, 4242])
+_ENCODINGS = st.one_of(
+    st.sampled_from([NATIVE, NORMAL, 0, 0x0F0F]), st.integers(-(2**31), 2**31 - 1)
+)
+_REASONS = {None, *range(2110, 2120), 2190}
+
+
+@given(
+    data=st.binary(max_size=600),
+    fmt=st.sampled_from(sorted(FORMATS.values())),
+    source=st.tuples(_CCSIDS, _ENCODINGS),
+    target=st.tuples(_CCSIDS, _ENCODINGS),
+)
 @settings(max_examples=300)
-def test_random_bytes_never_raise(data: bytes, fmt: str) -> None:
+def test_random_bytes_never_raise(data: bytes, fmt: str, source, target) -> None:
     for prefix in (b"", b"DLH \x01\0\0\0", b"RFH \x02\0\0\0", b"RMH \x01\0\0\0"):
-        got = V.convert(prefix + data, fmt, 1208, NATIVE, 500, NORMAL)
-        assert got.reason is not None or got.ccsid == 500 or not prefix + data
+        got = V.convert(prefix + data, fmt, *source, *target)
+        assert isinstance(got.data, bytes) and got.reason in _REASONS
+        if got.reason is None:
+            assert got.encoding in (source[1], target[1])
 
 
 # -- the other headers -----------------------------------------------------------------------
