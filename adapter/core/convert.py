@@ -1,4 +1,4 @@
-"""MQGET's data conversion (MQGMO_CONVERT) of character messages. Pure.
+"""MQGET's data conversion (MQGMO_CONVERT): the dispatch by Format. Pure.
 
 IBM's "Conversion processing" (https://www.ibm.com/docs/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q104070_.html)
 in order:
@@ -7,80 +7,86 @@ in order:
    Encoding the application's MQMD asks for, or has no data, or the buffer is of length
    zero: returned as it is, the MQMD describing it.
 2. Format MQFMT_NONE: returned unconverted, MQCC_WARNING, MQRC_FORMAT_ERROR (2110).
-3. A built-in format goes to the queue manager's conversion service; any other format to
-   the data-conversion exit of that name, which does not exist here: 2110.
+3. A built-in format goes to the queue manager's conversion service (CONVERTERS below);
+   any other format to the data-conversion exit of that name, which does not exist
+   here: 2110. A built-in format with no converter here: 2119, unconverted.
 4. A conversion that fails returns the data unconverted, the MQMD describing it (the
    message's CodedCharSetId and Encoding), with MQCC_WARNING and the reason: the
    message's CCSID not supported 2111 (MQRC_SOURCE_CCSID_ERROR,
    https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041720_.html), the requested one
-   2115 (MQRC_TARGET_CCSID_ERROR, q041760_), data that does not convert 2119
-   (MQRC_NOT_CONVERTED, q041800_: "may also indicate that a parameter to the
-   data-conversion service is not supported").
+   2115 (MQRC_TARGET_CCSID_ERROR, q041760_), an Encoding whose integer, decimal or float
+   part is not recognised 2112-2114 (the message's) or 2116-2118 (the requested one;
+   core/codepages.py), a string that no longer fits its fixed-length field 2190
+   (MQRC_CONVERTED_STRING_TOO_BIG, q042320_), data that does not convert 2119
+   (MQRC_NOT_CONVERTED, q041800_).
 
-The conversion service here converts MQFMT_STRING (MQSTR) between the character sets
-below (Python's codecs); integer encoding means nothing to character data, so an MQSTR
-converts to any requested Encoding. The other built-in formats carry MQ headers whose
-conversion is not implemented: 2119, the data unconverted. A requested CodedCharSetId of
-MQCCSI_Q_MGR (0) is the queue manager's, QMGR_CCSID.
+Converters (signature `(data, ccsid, encoding, want_ccsid, want_encoding) -> Converted`):
+
+- MQFMT_STRING (MQSTR), here: characters between the CODECS character sets. It holds no
+  numbers, so its Encoding is never looked at ("Processing conventions": an unsupported
+  value that is not needed for the conversion may go undiagnosed) and it converts to any
+  requested Encoding.
+- The MQ header formats MQDEAD, MQHRF2, MQHRF, MQXMIT, MQTRIG, MQHREF, MQHMDE and MQIMS, in
+  core/convert_headers.py: each header converted, then the part it names (a chain of
+  headers walked in a loop, the first part that is not a header converted through
+  `convert_part`); a later part that fails leaves the parts before it
+  converted, its own header's fields describing it unconverted, and the call warns
+  with that part's reason (the reason pages: "some parts may be converted and other
+  parts not converted. However, the values returned in the various CodedCharSetId and
+  Encoding fields always correctly describe the relevant message data").
+- MQADMIN / MQEVENT / MQPCF: core/pcfconvert.py:convert_pcf.
+
+A requested CodedCharSetId of MQCCSI_Q_MGR (0) is the queue manager's, QMGR_CCSID.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from functools import partial
 
 from adapter.core import cmqc as C
+from adapter.core import convert_headers as H
+from adapter.core.codepages import (
+    CODECS,
+    MQRC_CONVERTED_STRING_TOO_BIG,
+    MQRC_FORMAT_ERROR,
+    MQRC_NOT_CONVERTED,
+    MQRC_SOURCE_CCSID_ERROR,
+    MQRC_SOURCE_DECIMAL_ENC_ERROR,
+    MQRC_SOURCE_FLOAT_ENC_ERROR,
+    MQRC_SOURCE_INTEGER_ENC_ERROR,
+    MQRC_TARGET_CCSID_ERROR,
+    MQRC_TARGET_DECIMAL_ENC_ERROR,
+    MQRC_TARGET_FLOAT_ENC_ERROR,
+    MQRC_TARGET_INTEGER_ENC_ERROR,
+    QMGR_CCSID,
+    Converted,
+)
+from adapter.core.pcfconvert import convert_pcf
 
-QMGR_CCSID = 1208  # the queue manager's CodedCharSetId (MQIA_CODED_CHAR_SET_ID): UTF-8
+__all__ = [
+    "BUILT_IN_FORMATS",
+    "CODECS",
+    "CONVERTERS",
+    "MQRC_CONVERTED_STRING_TOO_BIG",
+    "MQRC_FORMAT_ERROR",
+    "MQRC_NOT_CONVERTED",
+    "MQRC_SOURCE_CCSID_ERROR",
+    "MQRC_SOURCE_DECIMAL_ENC_ERROR",
+    "MQRC_SOURCE_FLOAT_ENC_ERROR",
+    "MQRC_SOURCE_INTEGER_ENC_ERROR",
+    "MQRC_TARGET_CCSID_ERROR",
+    "MQRC_TARGET_DECIMAL_ENC_ERROR",
+    "MQRC_TARGET_FLOAT_ENC_ERROR",
+    "MQRC_TARGET_INTEGER_ENC_ERROR",
+    "QMGR_CCSID",
+    "Converted",
+    "convert",
+    "convert_part",
+    "convert_string",
+]
 
-MQRC_FORMAT_ERROR = 2110
-MQRC_SOURCE_CCSID_ERROR = 2111
-MQRC_TARGET_CCSID_ERROR = 2115
-MQRC_NOT_CONVERTED = 2119
-
-# CCSID -> Python codec: Unicode, the ISO 8859 and Windows code pages, the PC code pages
-# and the EBCDIC code pages Python's standard library has.
-CODECS: dict[int, str] = {
-    1208: "utf-8",
-    1200: "utf-16-be",
-    13488: "utf-16-be",
-    17584: "utf-16-be",
-    1232: "utf-32-be",
-    367: "ascii",
-    819: "latin-1",
-    912: "iso8859-2",
-    915: "iso8859-5",
-    1089: "iso8859-6",
-    813: "iso8859-7",
-    916: "iso8859-8",
-    920: "iso8859-9",
-    923: "iso8859-15",
-    437: "cp437",
-    850: "cp850",
-    852: "cp852",
-    858: "cp858",
-    866: "cp866",
-    1250: "cp1250",
-    1251: "cp1251",
-    1252: "cp1252",
-    5348: "cp1252",
-    1253: "cp1253",
-    1254: "cp1254",
-    1255: "cp1255",
-    1256: "cp1256",
-    943: "cp932",
-    932: "cp932",
-    954: "euc-jp",
-    1386: "gbk",
-    5488: "gb18030",
-    950: "cp950",
-    949: "cp949",
-    37: "cp037",
-    273: "cp273",
-    500: "cp500",
-    875: "cp875",
-    1026: "cp1026",
-    1140: "cp1140",
-}
+Converter = Callable[[bytes, int, int, int, int], Converted]
 
 # The formats MQ's own conversion service handles (cmqc.h MQFMT_*): a format outside
 # these needs a data-conversion exit.
@@ -110,41 +116,18 @@ BUILT_IN_FORMATS = frozenset(
         "MQXMIT",
     )
 )
-_STRING = C.MQFMT_STRING.decode()
 _NONE = C.MQFMT_NONE.decode()
 
 
-@dataclass(frozen=True)
-class Converted:
-    """What MQGET returns: the data, the CodedCharSetId and Encoding that describe it
-    (the MQMD's output), and the warning reason when it was not converted."""
-
-    data: bytes
-    ccsid: int
-    encoding: int
-    reason: int | None = None
+def _target(ccsid: int) -> int:
+    return QMGR_CCSID if ccsid == C.MQCCSI_Q_MGR else ccsid
 
 
-def convert(
-    data: bytes,
-    fmt: str,
-    ccsid: int,
-    encoding: int,
-    want_ccsid: int,
-    want_encoding: int,
+def convert_string(
+    data: bytes, ccsid: int, encoding: int, want_ccsid: int, want_encoding: int
 ) -> Converted:
-    """MQGMO_CONVERT of `data` (Format `fmt`, in `ccsid` / `encoding`) to the MQMD's
-    `want_ccsid` / `want_encoding`, by the steps in the module text."""
-    target = QMGR_CCSID if want_ccsid == C.MQCCSI_Q_MGR else want_ccsid
-    source = QMGR_CCSID if ccsid == C.MQCCSI_Q_MGR else ccsid
-    as_is = Converted(data, ccsid, encoding)
-    if not data or (source == target and encoding == want_encoding):
-        return as_is
-    fmt = fmt.ljust(8)
-    if fmt == _NONE or fmt not in BUILT_IN_FORMATS:
-        return Converted(data, ccsid, encoding, MQRC_FORMAT_ERROR)
-    if fmt != _STRING:
-        return Converted(data, ccsid, encoding, MQRC_NOT_CONVERTED)
+    """MQFMT_STRING: the characters from `ccsid` to `want_ccsid`; any Encoding."""
+    source, target = _target(ccsid), _target(want_ccsid)
     source_codec, target_codec = CODECS.get(source), CODECS.get(target)
     if source_codec is None:
         return Converted(data, ccsid, encoding, MQRC_SOURCE_CCSID_ERROR)
@@ -157,3 +140,40 @@ def convert(
         return Converted(text.encode(target_codec), target, want_encoding)
     except (UnicodeDecodeError, UnicodeEncodeError):
         return Converted(data, ccsid, encoding, MQRC_NOT_CONVERTED)
+
+
+def convert_part(
+    data: bytes, fmt: str, ccsid: int, encoding: int, want_ccsid: int, want_encoding: int
+) -> Converted:
+    """One part of a message (the whole of it, or what an MQ header names), steps 1-4:
+    the data as it is when there is nothing to convert, else its Format's converter."""
+    if not data or (_target(ccsid) == _target(want_ccsid) and encoding == want_encoding):
+        return Converted(data, ccsid, encoding)
+    fmt = fmt.ljust(8)
+    if fmt == _NONE or fmt not in BUILT_IN_FORMATS:
+        return Converted(data, ccsid, encoding, MQRC_FORMAT_ERROR)
+    converter = CONVERTERS.get(fmt)
+    if converter is None:
+        return Converted(data, ccsid, encoding, MQRC_NOT_CONVERTED)
+    return converter(data, ccsid, encoding, _target(want_ccsid), want_encoding)
+
+
+CONVERTERS: dict[str, Converter] = {
+    C.MQFMT_STRING.decode(): convert_string,
+    **{fmt: partial(conv, next_part=convert_part) for fmt, conv in H.CONVERTERS.items()},
+    # The PCF formats: integers re-encoded, strings converted (core/pcfconvert.py).
+    **dict.fromkeys(("MQADMIN ", "MQEVENT ", "MQPCF   "), convert_pcf),
+}
+
+
+def convert(
+    data: bytes,
+    fmt: str,
+    ccsid: int,
+    encoding: int,
+    want_ccsid: int,
+    want_encoding: int,
+) -> Converted:
+    """MQGMO_CONVERT of `data` (Format `fmt`, in `ccsid` / `encoding`) to the MQMD's
+    `want_ccsid` / `want_encoding`, by the steps in the module text."""
+    return convert_part(data, fmt, ccsid, encoding, want_ccsid, want_encoding)

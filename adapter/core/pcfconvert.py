@@ -26,13 +26,10 @@ with the format definition", q041710_).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from adapter.core import cmqc as C
+from adapter.core import codepages
 from adapter.core import pcf as P
-
-if TYPE_CHECKING:
-    from adapter.core.convert import Converted
+from adapter.core.codepages import Converted
 
 _INTEGER_ENCODINGS = (C.MQENC_INTEGER_NORMAL, C.MQENC_INTEGER_REVERSED)
 
@@ -42,36 +39,32 @@ def convert_pcf(
 ) -> Converted:
     """MQGMO_CONVERT of the PCF message `data` (in `ccsid` / `encoding`, the MQMD's) to
     `want_ccsid` / `want_encoding`, by the rules in the module text."""
-    # Imported here, not above: convert.py imports this module to register it, and an
-    # import at the top would be a cycle that breaks whichever module is imported first.
-    from adapter.core import convert  # optional: a cycle at module level (see above)
-
-    source = convert.QMGR_CCSID if ccsid == C.MQCCSI_Q_MGR else ccsid
-    target = convert.QMGR_CCSID if want_ccsid == C.MQCCSI_Q_MGR else want_ccsid
+    source = codepages.QMGR_CCSID if ccsid == C.MQCCSI_Q_MGR else ccsid
+    target = codepages.QMGR_CCSID if want_ccsid == C.MQCCSI_Q_MGR else want_ccsid
     if not data or (source == target and encoding == want_encoding):
-        return convert.Converted(data, ccsid, encoding)
+        return Converted(data, ccsid, encoding)
 
     def unconverted(reason: int) -> Converted:
-        return convert.Converted(data, ccsid, encoding, reason)
+        return Converted(data, ccsid, encoding, reason)
 
     if encoding & C.MQENC_INTEGER_MASK not in _INTEGER_ENCODINGS:
         return unconverted(C.MQRC_SOURCE_INTEGER_ENC_ERROR)
     if want_encoding & C.MQENC_INTEGER_MASK not in _INTEGER_ENCODINGS:
         return unconverted(C.MQRC_TARGET_INTEGER_ENC_ERROR)
-    if convert.CODECS.get(source) is None:
-        return unconverted(convert.MQRC_SOURCE_CCSID_ERROR)
-    if convert.CODECS.get(target) is None:
-        return unconverted(convert.MQRC_TARGET_CCSID_ERROR)
+    if codepages.CODECS.get(source) is None:
+        return unconverted(codepages.MQRC_SOURCE_CCSID_ERROR)
+    if codepages.CODECS.get(target) is None:
+        return unconverted(codepages.MQRC_TARGET_CCSID_ERROR)
     message = P.parse(data, encoding)
     if isinstance(message, int):
-        return unconverted(convert.MQRC_FORMAT_ERROR)
+        return unconverted(codepages.MQRC_FORMAT_ERROR)
     try:
-        params = [_convert_param(p, source, target, convert.CODECS) for p in message.params]
+        params = [_convert_param(p, source, target, codepages.CODECS) for p in message.params]
     except LookupError:  # a string's own CodedCharSetId names no character set here
-        return unconverted(convert.MQRC_SOURCE_CCSID_ERROR)
+        return unconverted(codepages.MQRC_SOURCE_CCSID_ERROR)
     except ValueError:  # a string that does not convert (UnicodeError)
-        return unconverted(convert.MQRC_NOT_CONVERTED)
-    return convert.Converted(P.encode(message.header, params, want_encoding), target, want_encoding)
+        return unconverted(codepages.MQRC_NOT_CONVERTED)
+    return Converted(P.encode(message.header, params, want_encoding), target, want_encoding)
 
 
 def _convert_param(param: P.Param, source: int, target: int, codecs: dict[int, str]) -> P.Param:

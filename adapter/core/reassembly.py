@@ -9,7 +9,7 @@ segment flagged LAST_SEGMENT.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
@@ -64,6 +64,28 @@ def reassembled_flags(first_segment_flags: int) -> int:
     if not flags & SEGMENT_FLAGS:
         return flags
     return (flags & ~SEGMENT_FLAGS) | C.MQMF_SEGMENT | C.MQMF_LAST_SEGMENT
+
+
+def consistent_segments(codings: Sequence[tuple[int, int]]) -> tuple[int, int | None]:
+    """MQGMO_COMPLETE_MSG over segments whose (CodedCharSetId, Encoding) are `codings`,
+    in Offset order: how many leading segments share the first one's values, and the
+    warning when that is not all of them, MQRC_INCONSISTENT_CCSIDS (2243) if the first
+    segment that differs has another CodedCharSetId, else MQRC_INCONSISTENT_ENCODINGS
+    (2244).
+
+    IBM (2243, https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q042760_.html; 2244,
+    q042770_): "The call succeeds with a completion code of MQCC_WARNING, but only the
+    first few segments that have identical character-set identifiers [encodings] are
+    returned"; the programmer retrieves "the remaining message segments one by one", so
+    they stay on the queue.
+    """
+    first = codings[0]
+    for n, (ccsid, encoding) in enumerate(codings):
+        if ccsid != first[0]:
+            return n, C.MQRC_INCONSISTENT_CCSIDS
+        if encoding != first[1]:
+            return n, C.MQRC_INCONSISTENT_ENCODINGS
+    return len(codings), None
 
 
 class LogicalMessageAssembler:

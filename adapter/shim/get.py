@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 
 from adapter import config
 from adapter.core import cmqc as C
@@ -17,6 +18,7 @@ from adapter.core.calls import GetRequest, GetResult
 from adapter.core.convert import convert
 from adapter.core.errors import MQMIError, fail, warning
 from adapter.core.model import Item
+from adapter.core.reassembly import consistent_segments
 from adapter.core.reports import Kind, wants_coa, wants_cod
 from adapter.core.selector import Selector
 from adapter.shim.catalog import QueueDef
@@ -310,10 +312,11 @@ class Getter:
                 segments = gr.complete_message(reader.view, item)
                 if not segments:
                     continue
+                segments, inconsistent = self._consistent(segments)
                 total = sum(s.length for s in segments)
                 if max_length is not None and total > max_length and not accept:
                     if st.peek([item.key], self.handle_id)[0] in _FREE_TO_ME:
-                        raise self._truncated_failure(item, segments, req, max_length)
+                        raise self._truncated_failure(item, segments, req, max_length, inconsistent)
                     continue
                 owner, consume = self._claimer(req, item)
                 res = st.claim(
@@ -336,6 +339,7 @@ class Getter:
                     removed=True,
                     in_uow=not consume,
                     backout=res.backout,
+                    inconsistent=inconsistent,
                 )
             return RETRY if progressed else None
         # One claim takes the first free candidate; all of them must be removed the same
@@ -441,6 +445,7 @@ class Getter:
             segments = gr.complete_message(reader.view, item) if req.complete_msg else [item]
             if not segments:
                 continue
+            segments, inconsistent = self._consistent(segments)
             if req.options & C.MQGMO_LOCK:
                 self._unlock()
                 res = st.claim(
@@ -449,7 +454,9 @@ class Getter:
                 if res.index is None:
                     continue
                 self._locked = item.key
-            return self._deliver(item, segments, req, max_length, removed=False)
+            return self._deliver(
+                item, segments, req, max_length, removed=False, inconsistent=inconsistent
+            )
         return RETRY if progressed else None
 
     def _unlock_call(self, opts: int) -> None:
@@ -466,8 +473,23 @@ class Getter:
             self.state.release([self._locked], self.handle_id)
             self._locked = None
 
-    def _truncated_failure(self, item, segments, req, max_length) -> MQMIError:
-        result = self._deliver(item, segments, req, max_length, removed=False, move=False)
+    def _consistent(self, segments: list[Item]) -> tuple[list[Item], int | None]:
+        """MQGMO_COMPLETE_MSG: the leading segments that share the first one's
+        CodedCharSetId and Encoding, and MQRC_INCONSISTENT_CCSIDS (2243) /
+        MQRC_INCONSISTENT_ENCODINGS (2244) when that is not all of them; the others stay
+        on the queue (core/reassembly.py consistent_segments)."""
+        envs = self.reader.envelopes
+        n, reason = consistent_segments(
+            [(envs[s.key]["CodedCharSetId"], envs[s.key]["Encoding"]) for s in segments]
+        )
+        return segments[:n], reason
+
+    def _truncated_failure(
+        self, item, segments, req, max_length, inconsistent: int | None = None
+    ) -> MQMIError:
+        result = self._deliver(
+            item, segments, req, max_length, removed=False, move=False, inconsistent=inconsistent
+        )
         err = MQMIError(
             C.MQCC_WARNING,
             C.MQRC_TRUNCATED_MSG_FAILED,
@@ -489,9 +511,13 @@ class Getter:
         env: dict | None = None,
         in_uow: bool = False,
         backout: int = 0,
+        inconsistent: int | None = None,
     ) -> GetResult:
         """`backout`: the BackoutCount Redis returned with the claim (added to the one
-        the message carried when it was put, e.g. by a requeue)."""
+        the message carried when it was put, e.g. by a requeue). `inconsistent`: 2243 or
+        2244 when `segments` are only the leading run of a logical message's segments
+        (_consistent): the MQMD, GMO and cursors then describe that run as one segment
+        that is not the last, the logical message left open for the rest."""
         reader = self.reader
         if env is not None:  # from the read-ahead buffer: consumed and logged already
             if env["Report"] & C.MQRO_COD:
@@ -514,7 +540,10 @@ class Getter:
                     self._confirm_delivery(s_env, in_uow)
                 reader.forget(s.key)
             self._forgotten += len(segments)
-        return self._result(item, env, data, req, max_length, removed, move, backout)
+        if inconsistent is not None:
+            item = replace(item, length=sum(s.length for s in segments))
+            req = replace(req, options=req.options & ~C.MQGMO_COMPLETE_MSG)
+        return self._result(item, env, data, req, max_length, removed, move, backout, inconsistent)
 
     def _result(
         self,
@@ -526,6 +555,7 @@ class Getter:
         removed: bool,
         move: bool,
         backout: int = 0,
+        inconsistent: int | None = None,
     ) -> GetResult:
         if self._forgotten >= config.ADVANCE_EVERY:
             self._advance_watermarks()
@@ -565,6 +595,7 @@ class Getter:
             accepted = removed or bool(req.options & C.MQGMO_ACCEPT_TRUNCATED_MSG)
             truncated = C.MQRC_TRUNCATED_MSG_ACCEPTED if accepted else C.MQRC_TRUNCATED_MSG_FAILED
             warning = warning or truncated
+        warning = warning or inconsistent  # 2243 / 2244: after conversion's and truncation's
         now = self.svc.clock.now_ms()
         md = {
             "MsgId": env["MsgId"],

@@ -38,7 +38,8 @@ def test_a_string_converts_between_character_sets() -> None:
         (b"\x00\x01", "MQNONE", 1208, 819, V.MQRC_FORMAT_ERROR),
         (b"\x00\x01", "        ", 1208, 819, V.MQRC_FORMAT_ERROR),  # MQFMT_NONE
         (b"data", "MYFMT", 1208, 819, V.MQRC_FORMAT_ERROR),  # needs an exit
-        (b"data", "MQHRF2", 1208, 819, V.MQRC_NOT_CONVERTED),  # built in, not here
+        (b"data", "MQHDIST", 1208, 819, V.MQRC_NOT_CONVERTED),  # built in, not here
+        (b"data", "MQHRF2", 1208, 819, V.MQRC_NOT_CONVERTED),  # not an MQRFH2
         (b"data", STR, 4242, 819, V.MQRC_SOURCE_CCSID_ERROR),
         (b"data", STR, 1208, 4242, V.MQRC_TARGET_CCSID_ERROR),
         ("€".encode(), STR, 1208, 819, V.MQRC_NOT_CONVERTED),  # no € in ISO 8859-1

@@ -416,3 +416,21 @@ def test_a_trace_route_message_may_not_be_put_in_a_group(qmgr) -> None:
     command = P.encode(P.Header(type=F.MQCFT_COMMAND), ALL, LITTLE)
     q.put(command, pymqi.MD(MsgFlags=C.MQMF_LAST_MSG_IN_GROUP, **in_group))
     assert depth(qmgr, "Q.PCF.GROUP") == 2
+
+
+def test_mqget_with_convert_gives_a_pcf_message_in_the_encoding_asked_for(qmgr) -> None:
+    """MQGMO_CONVERT reaches core/pcfconvert.py through core/convert.py's table."""
+    qmgr.define_queue("Q.PCF.CONVERT")
+    q = pymqi.Queue(qmgr, "Q.PCF.CONVERT", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    data = P.encode(P.Header(type=F.MQCFT_COMMAND), ALL, LITTLE)
+    q.put(data, pymqi.MD(Format=C.MQFMT_ADMIN, Encoding=LITTLE, CodedCharSetId=1208))
+    md = pymqi.MD(Encoding=BIG, CodedCharSetId=1208)
+    got = q.get(None, md, pymqi.GMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_CONVERT))
+    assert md.Encoding == BIG and got != data
+    before, after = P.parse(data, LITTLE), P.parse(got, BIG)
+    assert after.header == before.header
+    assert [(p.type, p.parameter, p.value) for p in after.params] == [
+        (p.type, p.parameter, p.value) for p in before.params
+    ]
+    # a string with its own CodedCharSetId is now in the one asked for
+    assert {p.ccsid for p in after.params if p.type == F.MQCFT_STRING} == {1208}
