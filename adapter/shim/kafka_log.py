@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 
@@ -18,6 +19,8 @@ from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
 from adapter import config
 from adapter.logs import kafka_logger
 from adapter.shim.log import TopicSpec
+
+log = logging.getLogger("mqk.shim.kafka")
 
 # A topic just created: metadata names its leader a moment before the broker serves it.
 _TRANSIENT = {
@@ -160,6 +163,24 @@ class KafkaLog:
             except KafkaException as exc:
                 if exc.args[0].code() != KafkaError.UNKNOWN_TOPIC_OR_PART:
                     raise
+        self._await_gone(topics)
+
+    def _await_gone(self, topics: list[str], timeout: float = 10.0) -> None:
+        """Until the broker's metadata no longer lists them: the controller has accepted
+        the deletion when the futures resolve, but a broker's metadata follows a moment
+        later, and a deleted queue must be gone for whoever looks next (a DEFINE of the
+        same name, a listing). Past `timeout` the deletion is left to finish (logged)."""
+        deadline = time.monotonic() + timeout
+        pending = set(topics)
+        while pending:
+            md = self.admin.list_topics(timeout=5)
+            pending = {t for t in pending if t in md.topics and md.topics[t].error is None}
+            if not pending:
+                return
+            if time.monotonic() > deadline:
+                log.warning("topics still listed %.0f s after deletion: %s", timeout, pending)
+                return
+            time.sleep(0.02)
 
     def end_offsets(
         self, partitions: list[tuple[str, int]], *, committed: bool = True, timeout: float = 2.0
