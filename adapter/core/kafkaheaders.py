@@ -80,6 +80,34 @@ _TYPE_OF_DT = {dt: t for t, dt in DT_OF_TYPE.items()}
 _TYPE_OF_DT.update({"string": C.MQTYPE_STRING, _NULL_DT: C.MQTYPE_NULL})
 
 # JMS names that stand for MQMD fields and cannot be set as properties.
+JMS_IBM_REPORTS = {
+    "JMS_IBM_Report_Exception": C.MQRO_EXCEPTION_WITH_FULL_DATA,
+    "JMS_IBM_Report_Expiration": C.MQRO_EXPIRATION_WITH_FULL_DATA,
+    "JMS_IBM_Report_COA": C.MQRO_COA_WITH_FULL_DATA,
+    "JMS_IBM_Report_COD": C.MQRO_COD_WITH_FULL_DATA,
+    "JMS_IBM_Report_PAN": C.MQRO_PAN,
+    "JMS_IBM_Report_NAN": C.MQRO_NAN,
+    "JMS_IBM_Report_Pass_Msg_ID": C.MQRO_PASS_MSG_ID,
+    "JMS_IBM_Report_Pass_Correl_ID": C.MQRO_PASS_CORREL_ID,
+    "JMS_IBM_Report_Discard_Msg": C.MQRO_DISCARD_MSG,
+}
+"""The JMS_IBM_Report_* properties and the Report bits each may carry (its MQRO_*
+value, or for COA/COD/EXCEPTION/EXPIRATION the _WITH_DATA / _WITH_FULL_DATA forms)."""
+
+JMS_IBM_MQMD_NAMES = frozenset(
+    {
+        "JMS_IBM_Format",
+        "JMS_IBM_MsgType",
+        "JMS_IBM_Feedback",
+        "JMS_IBM_Encoding",
+        "JMS_IBM_Character_Set",
+        "JMS_IBM_PutApplType",
+        *JMS_IBM_REPORTS,
+    }
+)
+"""IBM MQ JMS's provider-specific properties that map onto MQMD fields ("Mapping JMS
+provider-specific fields"): a record's header of one of these names sets the field."""
+
 DESCRIPTOR_NAMES = frozenset(
     {
         "JMSPriority",
@@ -92,6 +120,8 @@ DESCRIPTOR_NAMES = frozenset(
         "JMSXUserID",
         "JMSXAppID",
         "JMSDestination",
+        # IBM MQ JMS's provider-specific properties that are MQMD fields (nativerecord.py)
+        *JMS_IBM_MQMD_NAMES,
     }
 )
 

@@ -15,16 +15,25 @@ JMS message arrives ("Mapping IBM MQ fields onto JMS fields (incoming messages)"
 - JMSExpiration (absolute ms, 0 = never) -> Expiry in tenths of a second from the put
   time, at least 1 (MQ's smallest lifetime), unlimited when 0 or absent;
 - JMSXUserID -> UserIdentifier, JMSXAppID -> PutApplName (cut to their MQCHAR lengths).
+- IBM MQ JMS's provider-specific properties ("Mapping JMS provider-specific fields",
+  https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=messages-mapping-jms-provider-specific-fields):
+  JMS_IBM_Format -> Format, JMS_IBM_MsgType -> MsgType, JMS_IBM_Feedback -> Feedback,
+  JMS_IBM_Encoding -> Encoding, JMS_IBM_PutApplType -> PutApplType (integers in decimal
+  text), JMS_IBM_Character_Set -> CodedCharSetId (a Java character-set name such as
+  ``UTF-8`` or ``IBM037``, or a CCSID in decimal), each JMS_IBM_Report_* OR-ed into
+  Report (its MQRO_* value). A value that does not read as its field's is left out and
+  listed as skipped; the field keeps its default.
 
 Priority is the topic's (``.p<n>``): it decides the message's place among the others,
 so MD.Priority agrees with the order MQGET delivers in. A JMSPriority header is not
 read. PutDate/PutTime come from the record timestamp, as the queue manager's put time.
 
-Format is MQFMT_NONE, as the sink connector's DefaultMessageBuilder writes a byte-array
-value (a BytesMessage, "Outgoing message format MQFMT_NONE" in the connector's
-README): a Kafka value carries no type, so bytes it is, and the application decides, as
-with any MQFMT_NONE message. CodedCharSetId is 1208 (UTF-8, what a Kafka client writes
-text in). The message is a datagram, in no group, not segmented.
+Without those headers, Format is MQFMT_NONE, as the sink connector's
+DefaultMessageBuilder writes a byte-array value (a BytesMessage, "Outgoing message
+format MQFMT_NONE" in the connector's README): a Kafka value carries no type, so bytes
+it is, and the application decides, as with any MQFMT_NONE message. CodedCharSetId is
+1208 (UTF-8, what a Kafka client writes text in). The message is a datagram, in no
+group, not segmented.
 
 MsgId: 24 bytes from (topic, partition, offset) (12 bytes of the topic's BLAKE2b hash,
 the partition as 4 bytes and the offset as 8, big-endian), so every reader, and a rebuild
@@ -33,13 +42,15 @@ after the state was lost, gives one record the same identifier.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import struct
 from collections.abc import Iterable
 from typing import Any
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
-from adapter.core.kafkaheaders import HeaderProperties, from_headers
+from adapter.core.codepages import CODECS
+from adapter.core.kafkaheaders import JMS_IBM_REPORTS, HeaderProperties, from_headers
 
 __all__ = ["NATIVE_CCSID", "NativeMessage", "correl_id", "msg_id", "native_message"]
 
@@ -64,6 +75,65 @@ def correl_id(text: str) -> bytes:
     else:
         raw = text.encode("utf-8")
     return raw[:_ID_LEN].ljust(_ID_LEN, b"\0")
+
+
+# Java character-set names (any alias Python's codecs know) -> CCSID: the first CCSID
+# CODECS gives each character set, so UTF-16 is 1200 and windows-1252 is 1252.
+_CCSID_OF_CODEC: dict[str, int] = {"utf-16": 1200, "utf-32": 1232}  # Java's: big-endian
+for _ccsid, _codec in CODECS.items():
+    _CCSID_OF_CODEC.setdefault(codecs.lookup(_codec).name, _ccsid)
+_INT_FIELDS = {
+    "JMS_IBM_MsgType": "MsgType",
+    "JMS_IBM_Feedback": "Feedback",
+    "JMS_IBM_Encoding": "Encoding",
+    "JMS_IBM_PutApplType": "PutApplType",
+}
+
+
+def ccsid_of_charset(name: str) -> int | None:
+    """The CCSID of a JMS_IBM_Character_Set value (a Java character-set name, or a CCSID
+    in decimal), None when neither."""
+    text = name.strip()
+    if text.isdigit():
+        return int(text)
+    try:
+        return _CCSID_OF_CODEC.get(codecs.lookup(text).name)
+    except LookupError:
+        return None
+
+
+def _jms_ibm_fields(desc: dict[str, str], fields: dict[str, Any], skipped: list[str]) -> None:
+    """The MQMD fields the JMS_IBM_* headers give (see the module text)."""
+    for name, field in _INT_FIELDS.items():
+        if name in desc:
+            text = desc[name].strip()
+            if text.lstrip("-").isdigit() and -(2**31) <= int(text) < 2**31:
+                fields[field] = int(text)
+            else:
+                skipped.append(name)
+    if "JMS_IBM_Format" in desc:
+        fmt = desc["JMS_IBM_Format"]
+        if len(fmt.encode("utf-8")) <= 8:
+            fields["Format"] = fmt
+        else:
+            skipped.append("JMS_IBM_Format")
+    if "JMS_IBM_Character_Set" in desc:
+        ccsid = ccsid_of_charset(desc["JMS_IBM_Character_Set"])
+        if ccsid is None:
+            skipped.append("JMS_IBM_Character_Set")
+        else:
+            fields["CodedCharSetId"] = ccsid
+    report = 0
+    for name, bits in JMS_IBM_REPORTS.items():
+        text = desc.get(name, "").strip()
+        if not text:
+            continue
+        if text.isdigit() and not int(text) & ~bits:
+            report |= int(text)
+        else:
+            skipped.append(name)
+    if report:
+        fields["Report"] = report
 
 
 def _mqchar(text: str, n: int) -> str:
@@ -118,4 +188,5 @@ def native_message(
         fields["UserIdentifier"] = _mqchar(desc["JMSXUserID"], 12)
     if "JMSXAppID" in desc:
         fields["PutApplName"] = _mqchar(desc["JMSXAppID"], 28)
+    _jms_ibm_fields(desc, fields, got.skipped)
     return NativeMessage(fields, got)
