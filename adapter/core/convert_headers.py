@@ -433,6 +433,12 @@ _HEADERS = {
     "MQHREF  ": _RMH,
 }
 
+LAYOUTS: dict[str, _Header] = {**_HEADERS, "MQTRIG  ": _TMC2}
+"""Format -> the layout of the MQ header it names (MQTRIG: MQTMC2, what MQPUT takes):
+StrucId, Version, fixed length, the offsets of Encoding/CodedCharSetId/Format and of
+StrucLength. The one description of these headers: MQPUT's checks (mqheaders.py) read
+it too."""
+
 CONVERTERS: dict[str, Callable[..., Converted]] = {
     fmt: partial(convert_chain, fmt) for fmt in (*_HEADERS, "MQTRIG  ")
 }

@@ -30,6 +30,7 @@ import struct
 from dataclasses import dataclass
 
 from adapter.core import cmqc as C
+from adapter.core.convert_headers import LAYOUTS
 from adapter.core.rfh2 import is_big_endian
 
 MQFMT_TRIGGER = b"MQTRIG  "
@@ -41,23 +42,18 @@ MQRC_XQH_ERROR = 2260
 
 
 @dataclass(frozen=True)
-class _Header:
+class _Check:
     reason: int
-    struc_id: bytes
-    length: int  # the fixed part
-    version: bytes | int  # MQTMC2's Version is four characters, the others an MQLONG
-    ccsid_at: int | None = None  # offset of CodedCharSetId, if the header has one
-    struc_length_at: int | None = None  # offset of StrucLength, if the header has one
+    ccsid: bool = False  # whether the header's CodedCharSetId is checked (module text)
 
 
-_HEADERS = {
-    C.MQFMT_DEAD_LETTER_HEADER.decode(): _Header(MQRC_DLH_ERROR, b"DLH ", 172, 1, ccsid_at=112),
-    C.MQFMT_XMIT_Q_HEADER.decode(): _Header(MQRC_XQH_ERROR, b"XQH ", 428, 1),
-    MQFMT_TRIGGER.decode(): _Header(MQRC_TMC_ERROR, b"TMC ", 732, b"   2"),
-    C.MQFMT_RF_HEADER.decode(): _Header(C.MQRC_RFH_ERROR, b"RFH ", 32, 1, struc_length_at=8),
-    MQFMT_REF_MSG_HEADER.decode(): _Header(
-        MQRC_RMH_ERROR, b"RMH ", 108, 1, ccsid_at=16, struc_length_at=8
-    ),
+# Format -> what MQPUT checks; the layouts themselves are convert_headers.LAYOUTS'.
+_CHECKS = {
+    C.MQFMT_DEAD_LETTER_HEADER.decode(): _Check(MQRC_DLH_ERROR, ccsid=True),
+    C.MQFMT_XMIT_Q_HEADER.decode(): _Check(MQRC_XQH_ERROR),
+    MQFMT_TRIGGER.decode(): _Check(MQRC_TMC_ERROR),
+    MQFMT_REF_MSG_HEADER.decode(): _Check(MQRC_RMH_ERROR, ccsid=True),
+    C.MQFMT_RF_HEADER.decode(): _Check(C.MQRC_RFH_ERROR),
 }
 
 
@@ -68,22 +64,25 @@ def _long(data: bytes, at: int, encoding: int) -> int:
 def header_error(fmt: str, data: bytes, encoding: int) -> int | None:
     """The reason code MQPUT fails with for the header `fmt` names at the start of
     `data`; None when the format names no header checked here or the header is valid."""
-    header = _HEADERS.get(fmt.ljust(8))
-    if header is None:
+    fmt = fmt.ljust(8)
+    check = _CHECKS.get(fmt)
+    if check is None:
         return None
-    if len(data) < header.length or data[:4] != header.struc_id:
-        return header.reason
-    if isinstance(header.version, bytes):
-        if data[4:8] != header.version:
-            return header.reason
-    elif _long(data, 4, encoding) != header.version:
-        return header.reason
-    if header.ccsid_at is not None:
-        ccsid = _long(data, header.ccsid_at, encoding)
+    layout = LAYOUTS[fmt]
+    struc_id = layout.struc_id.encode("ascii")
+    if len(data) < layout.length or data[:4] != struc_id:
+        return check.reason
+    if isinstance(layout.version, str):  # MQTMC2's Version is four characters
+        if data[4:8] != layout.version.encode("ascii"):
+            return check.reason
+    elif _long(data, 4, encoding) != layout.version:
+        return check.reason
+    if check.ccsid and layout.chain is not None:
+        ccsid = _long(data, layout.chain[1], encoding)
         if ccsid <= 0 and ccsid != C.MQCCSI_INHERIT:
-            return header.reason
-    if header.struc_length_at is not None:
-        struc_length = _long(data, header.struc_length_at, encoding)
-        if not header.length <= struc_length <= len(data):
-            return header.reason
+            return check.reason
+    if layout.struc_length_at is not None:
+        struc_length = _long(data, layout.struc_length_at, encoding)
+        if not layout.length <= struc_length <= len(data):
+            return check.reason
     return None
