@@ -152,7 +152,8 @@ def test_alter_in_one_process_reaches_the_open_handle_of_another(qmgr, qmgr_name
 def test_an_open_racing_a_delete_either_wins_or_is_refused(qmgr, qmgr_name) -> None:
     """Never a handle on a deleted queue: the open registered first (the delete fails
     with 2042), or the delete marked the queue first (the open fails with 2085)."""
-    other = pymqi.connect(qmgr_name)
+    other = pymqi.QueueManager(None)  # its opens run on another thread: a shared handle
+    other.connect_with_options(qmgr_name, opts=C.MQCNO_HANDLE_SHARE_BLOCK)
 
     def open_it(name: str, start: threading.Barrier, opened: list) -> None:
         start.wait()
