@@ -82,7 +82,8 @@ def _measure(
 
 
 def mq_latency(session: mqside.MQSession, queue: str, rate: int, n: int):
-    put_qm, get_qm = session.connect_again(), session.connect_again()
+    # The getter's connection is used by the getter thread: a shared handle, as MQ wants.
+    put_qm, get_qm = session.connect_again(), session.connect_again(shared=True)
     out = pymqi.Queue(put_qm, queue, C.MQOO_OUTPUT)
     inp = pymqi.Queue(get_qm, queue, C.MQOO_INPUT_SHARED)
     out.put(b"\0" * KIB)  # warm-up: producer connected, then the getter's reader too

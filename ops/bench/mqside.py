@@ -35,9 +35,14 @@ class MQSession:
         self.queues.append(queue)
         return queue
 
-    def connect_again(self) -> pymqi.QueueManager:
-        """A second connection to the same queue manager (another application)."""
-        qm = pymqi.connect(self.name)
+    def connect_again(self, shared: bool = False) -> pymqi.QueueManager:
+        """A second connection to the same queue manager (another application); `shared`:
+        a handle other threads may use (MQCNO_HANDLE_SHARE_BLOCK), else only this one."""
+        if shared:
+            qm = pymqi.QueueManager(None)
+            qm.connect_with_options(self.name, opts=pymqi.CMQC.MQCNO_HANDLE_SHARE_BLOCK)
+        else:
+            qm = pymqi.connect(self.name)
         self._others.append(qm)
         return qm
 
