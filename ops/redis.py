@@ -33,7 +33,9 @@ def ensure_installed() -> str:
     return exe
 
 
-def start(run_dir: Path, port: int) -> int:
+def start(run_dir: Path, port: int, unix_socket: Path | None = None) -> int:
+    """redis-server on 127.0.0.1:`port` and, given one, on the unix socket `unix_socket`
+    (only this user may connect to it)."""
     exe = ensure_installed()
     if procs.port_in_use(port):
         raise RedisStartError(
@@ -61,6 +63,9 @@ def start(run_dir: Path, port: int) -> int:
         "--protected-mode",
         "yes",
     ]
+    if unix_socket is not None:
+        unix_socket.parent.mkdir(parents=True, exist_ok=True)
+        cmd += ["--unixsocket", str(unix_socket), "--unixsocketperm", "700"]
     return procs.start_detached(cmd, run_dir / "redis.log")
 
 

@@ -60,7 +60,7 @@ def up(log=print) -> StackState:
     elif procs.alive(state.redis_pid, redis.MARKER):
         log(f"redis: already running (pid {state.redis_pid}) at {state.redis_url}")
     else:
-        state.redis_pid = redis.start(run_dir(), config.DEFAULT_REDIS_PORT)
+        state.redis_pid = redis.start(run_dir(), config.DEFAULT_REDIS_PORT, config.redis_socket())
         state.redis_url = local.redis_url
         _save(state)
         redis.wait_ready(state.redis_url, state.redis_pid, run_dir() / "redis.log")
