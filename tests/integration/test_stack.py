@@ -158,7 +158,10 @@ def test_stack_cli_up_twice_status_env_down(isolated_env: dict[str, str]) -> Non
         exports = _mqk(env, "stack", "env")
         assert exports.returncode == 0
         assert f"export MQK_KAFKA_BOOTSTRAP=127.0.0.1:{env['MQK_KAFKA_PORT']}" in exports.stdout
-        assert f"export MQK_REDIS_URL=redis://127.0.0.1:{env['MQK_REDIS_PORT']}/0" in exports.stdout
+        sock = Path(env["MQK_HOME"]) / "run" / "redis.sock"  # TCP when too long a path
+        tcp = f"redis://127.0.0.1:{env['MQK_REDIS_PORT']}/0"
+        url = f"unix://{sock}?db=0" if len(str(sock)) <= 100 else tcp
+        assert f"export MQK_REDIS_URL={url}" in exports.stdout
         # `eval "$(mqk stack env)"` works in a shell and reaches the broker.
         shell = subprocess.run(
             [
