@@ -241,11 +241,22 @@ def by_selector(selector: int) -> QueueAttr | None:
     return BY_SELECTOR.get(selector)
 
 
+# DISPLAY's order, as runmqsc lists a local queue's attributes (ALTDATE, CLUSTER and the
+# other attributes mqk lacks left out): roughly alphabetical, flags (NOTRIGGER,
+# NOHARDENBO, NOSHARE) where their positive keyword sorts, DEFPRTY before DEFPSIST and
+# DEFPRESP, PUT before PROPCTL.
+_DISPLAY_ORDER = (
+    "TYPE", "BOQNAME", "BOTHRESH", "CURDEPTH", "DEFBIND", "DEFPRTY", "DEFPSIST", "DEFPRESP",
+    "DEFREADA", "DEFSOPT", "DEFTYPE", "DESCR", "DISTL", "GET", "HARDENBO", "INITQ",
+    "IPPROCS", "MAXDEPTH", "MAXMSGL", "MSGDLVSQ", "TRIGGER", "OPPROCS", "PROCESS", "PUT",
+    "PROPCTL", "SHARE", "TARGET", "TARGTYPE", "TRIGDATA", "TRIGDPTH", "TRIGMPRI", "TRIGTYPE",
+    "USAGE",
+)  # fmt: skip
+
+
 def display_order(qtype: int) -> list[QueueAttr]:
-    """DISPLAY ... ALL's attributes of a queue type: TYPE first, then by keyword."""
-    rest = sorted((a for a in ATTRIBUTES if qtype in a.types and a.keyword != "TYPE"),
-                  key=lambda a: a.keyword)  # fmt: skip
-    return [BY_KEYWORD["TYPE"], *rest]
+    """DISPLAY ... ALL's attributes of a queue type, in runmqsc's order."""
+    return [BY_KEYWORD[k] for k in _DISPLAY_ORDER if qtype in BY_KEYWORD[k].types]
 
 
 def fields_from_mqsc(qtype: int, params: Iterable[tuple[str, str | None]]) -> dict[str, Any]:

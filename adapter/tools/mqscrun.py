@@ -56,20 +56,30 @@ class CommandError(Exception):
 
 def columns(items: list[str]) -> list[str]:
     """runmqsc's DISPLAY layout: three blanks, two items a line in 40-character
-    columns; an item too wide for a column has its line to itself."""
+    columns; an item of 38 characters or more has its line to itself (runmqsc prints
+    QUEUE(SYSTEM.DEFAULT.INITIATION.QUEUE) alone, TYPE(QLOCAL) under it)."""
     lines: list[str] = []
     left: str | None = None
     for item in items:
-        if left is None and len(item) < 40:
-            left = item
-        elif left is None:
+        if len(item) >= 38:
+            if left is not None:
+                lines.append("   " + left)
+                left = None
             lines.append("   " + item)
+        elif left is None:
+            left = item
         else:
             lines.append("   " + left.ljust(40) + item)
             left = None
     if left is not None:
         lines.append("   " + left)
     return lines
+
+
+def _all(cmd: Command, asked: list) -> bool:
+    """Whether DISPLAY shows every attribute: ALL, or (runmqsc's default on
+    Multiplatforms) a name that is not generic and no attribute asked for."""
+    return "ALL" in cmd.keywords() or (not asked and not is_generic(cmd.name or ""))
 
 
 class Processor:
@@ -252,7 +262,7 @@ class Processor:
         for kw in asked:
             if kw in QA.UNSUPPORTED or kw == "WHERE":
                 raise CommandError(f"mqk: {kw} is not supported by mqk.")
-        if "ALL" in cmd.keywords():
+        if _all(cmd, asked):
             return None
         return {"TYPE"} | {QA.BY_KEYWORD[kw].keyword for kw in asked}
 
@@ -272,7 +282,8 @@ class Processor:
         self._check(cmd, extra, attributes=False)
         if cmd.value("TYPE") not in (None, "QUEUE"):
             raise CommandError(f"mqk: TYPE({cmd.value('TYPE')}) is not supported by mqk.")
-        asked = {k for k in _QSTATUS if k in cmd.keywords() or "ALL" in cmd.keywords()}
+        every = _all(cmd, [k for k in cmd.keywords() if k != "TYPE"])
+        asked = {k for k in _QSTATUS if k in cmd.keywords() or every}
         found = self._matching(cmd.name or "", {C.MQQT_LOCAL})
         for st in found:
             figures = {"CURDEPTH": st["current_depth"], "IPPROCS": st["open_input_count"],
@@ -310,10 +321,11 @@ class Processor:
         asked = self._qmgr_params(cmd, False, {"ALL"})
         d = self.qm.get_handle().qmgr_def()
         items = [f"QMNAME({self.qmgr})"]
+        every = _all(cmd, asked)
         for kw, (fld, _) in _QMGR.items():
-            if "ALL" in cmd.keywords() or any(p.keyword == kw for p in asked):
+            if every or any(p.keyword == kw for p in asked):
                 items.append(f"{kw}({getattr(d, fld) if getattr(d, fld) != '' else ' '})")
-        if "ALL" in cmd.keywords():
+        if every:
             items += ["MAXPRTY(9)", "SYNCPT"]  # fixed: ten priorities, syncpoint always
         self.out("AMQ8408I: Display Queue Manager details.")
         for line in columns(items):
