@@ -150,8 +150,9 @@ def _skip(text: str, i: int) -> int:
     return i
 
 
-def _value(text: str, i: int) -> tuple[str, int]:
-    """The value of the parentheses opening at text[i]; the index after ')'."""
+def _value(text: str, i: int, blanks: bool = False) -> tuple[str, int]:
+    """The value of the parentheses opening at text[i]; the index after ')'. An
+    unquoted value may hold blanks only with `blanks` (WHERE's filter)."""
     i = _skip(text, i + 1)
     if i < len(text) and text[i] == "'":
         out, i = [], i + 1
@@ -172,7 +173,8 @@ def _value(text: str, i: int) -> tuple[str, int]:
         if close < 0:
             raise MQSCSyntaxError(text, "a parenthesis does not close")
         value, i = text[i:close].strip(" \t"), close
-        if not value or any(c in value for c in " \t,('"):
+        refused = "('" if blanks else " \t,('"
+        if not value or any(c in value for c in refused):
             raise MQSCSyntaxError(text[: close + 1], "not a valid value")
         value = value.upper()
     if i >= len(text) or text[i] != ")":
@@ -194,7 +196,7 @@ def tokens(text: str) -> list[Param]:
         j = _skip(text, i)
         value = None
         if j < len(text) and text[j] == "(":
-            value, i = _value(text, j)
+            value, i = _value(text, j, blanks=word == "WHERE")
         out.append(Param(word, value, i))
         i = _skip(text, i)
     return out

@@ -232,11 +232,11 @@ class Processor:
 
     # -- DISPLAY -------------------------------------------------------------------------
     def _display_queue(self, cmd: Command) -> None:
-        extra = {"ALL": False}
+        extra = {"ALL": False, "WHERE": True}  # WHERE: MQ's filter, fails as not mqk's
         if cmd.objtype == "QUEUE":
             extra["TYPE"] = True
         self._check(cmd, extra, bare=True)
-        wanted = self._wanted(cmd, {"ALL", "TYPE"})
+        wanted = self._wanted(cmd, {"ALL"} | ({"TYPE"} if cmd.objtype == "QUEUE" else set()))
         types = set(_TYPE_OF.values()) if cmd.objtype == "QUEUE" else {_TYPE_OF[cmd.objtype]}
         if cmd.value("TYPE") not in (None, "ALL"):
             types &= {QA.QUEUE_TYPES.get(cmd.value("TYPE") or "", -1)}
