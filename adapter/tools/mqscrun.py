@@ -206,12 +206,17 @@ class Processor:
         self.out("AMQ8007I: IBM MQ queue deleted.")
 
     def _clear_qlocal(self, cmd: Command) -> None:
-        """CLEAR QLOCAL: refused while the queue is open (as MQ); then every committed
-        message is removed by destructive gets under an exclusive input handle (mqk has
-        no single truncate: each removal is an MQGET outside syncpoint)."""
+        """CLEAR QLOCAL: refused while the queue is open or has uncommitted messages (as
+        MQ); then every message is removed by destructive gets under an exclusive input
+        handle (mqk has no single truncate: each removal is an MQGET outside syncpoint)."""
         self._check(cmd, {}, attributes=False)
         st = self._existing(cmd)
-        if st["open_input_count"] or st["open_output_count"]:
+        conn = self.qm.get_handle()
+        qdef = conn.lookup_queue(cmd.name or "", refresh=True)
+        # MQ refuses CLEAR while an application has the queue open or has put messages
+        # on it under syncpoint that are not committed yet.
+        busy = st["open_input_count"] or st["open_output_count"]
+        if busy or (qdef is not None and conn.catalog.has_uncommitted(qdef)):
             raise CommandError("AMQ8148E: IBM MQ object in use.")
         queue = pymqi.Queue(self.qm, cmd.name, C.MQOO_INPUT_EXCLUSIVE)
         gmo = pymqi.GMO(

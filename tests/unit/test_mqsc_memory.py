@@ -137,6 +137,12 @@ def test_status_clear_delete_and_their_refusals(qmgr, other, qmgr_name) -> None:
     rc, out = run(qmgr, qmgr_name, "DELETE QLOCAL(Q.WORK)\nCLEAR QL(Q.WORK)\nDIS QS(Q.WORK)\n")
     assert "AMQ8143E: IBM MQ queue not empty." in out
     assert "AMQ8022I: IBM MQ queue cleared." in out and "   CURDEPTH(0)" in " ".join(out)
+    q = pymqi.Queue(other, "Q.WORK", C.MQOO_OUTPUT)
+    q.put(b"uncommitted", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+    q.close()
+    rc, out = run(qmgr, qmgr_name, "CLEAR QLOCAL(Q.WORK)\n")
+    assert rc == 10 and "AMQ8148E: IBM MQ object in use." in out
+    other.backout()
     rc, out = run(
         qmgr,
         qmgr_name,
