@@ -9,12 +9,14 @@ Its value domain converts MQSC text <-> the Python value of the field <-> the PC
 (an integer constant or a string). Pure: no I/O, imports only adapter.core.
 
 Keywords, values, ranges and the types each parameter applies to are IBM's:
-- DEFINE queues: https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=commands-define-queues
-  and its parameter descriptions
-  https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=queues-define-parameter-descriptions
-- ALTER queues: https://www.ibm.com/docs/zh/SSFKSJ_9.4.0/refadmin/q085330_.html
-- DISPLAY QUEUE: https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=commands-display-queue
-- DISPLAY QSTATUS: https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=commands-display-qstatus
+- DEFINE queues: https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q085690_.html
+  and DEFINE QLOCAL's syntax (9.4):
+  https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.4.0/refadmin/q085710_.html
+- ALTER QLOCAL: https://www.ibm.com/docs/ja/SSFKSJ_9.3.0/refadmin/q085350_.html and ALTER
+  queues: https://www.ibm.com/docs/zh/SSFKSJ_9.4.0/refadmin/q085330_.html
+- DISPLAY QUEUE (its requested parameters):
+  https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q086270_.html
+- DISPLAY QSTATUS: https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q086260_.html
 
 Attributes MQ users write but whose only value is what mqk does anyway are `fixed`:
 accepted with that value (anything else fails, naming the attribute) and displayed,

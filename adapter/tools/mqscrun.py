@@ -323,15 +323,20 @@ class Processor:
         self.out("AMQ8005I: IBM MQ queue manager changed.")
 
     def _display_qmgr(self, cmd: Command) -> None:
-        asked = self._qmgr_params(cmd, False, {"ALL"})
+        self._qmgr_params(cmd, False, {"ALL", "MAXPRTY", "SYNCPT"})
+        asked = [p for p in cmd.params if p.keyword != "ALL"]
         d = self.qm.get_handle().qmgr_def()
         items = [f"QMNAME({self.qmgr})"]
         every = _all(cmd, asked)
-        for kw, (fld, _) in _QMGR.items():
+        shown = {
+            kw: f"{kw}({getattr(d, f) if getattr(d, f) != '' else ' '})"
+            for kw, (f, _) in _QMGR.items()
+        }
+        # fixed: ten priorities, syncpoint always available (DISPLAY QMGR ALL shows them)
+        shown.update(MAXPRTY="MAXPRTY(9)", SYNCPT="SYNCPT")
+        for kw in sorted(shown):  # runmqsc lists them alphabetically after QMNAME
             if every or any(p.keyword == kw for p in asked):
-                items.append(f"{kw}({getattr(d, fld) if getattr(d, fld) != '' else ' '})")
-        if every:
-            items += ["MAXPRTY(9)", "SYNCPT"]  # fixed: ten priorities, syncpoint always
+                items.append(shown[kw])
         self.out("AMQ8408I: Display Queue Manager details.")
         for line in columns(items):
             self.out(line)
