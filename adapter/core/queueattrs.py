@@ -290,3 +290,46 @@ def render_value(attr: QueueAttr, fields: dict[str, Any], status: dict[str, int]
         word = attr.words[0][0]  # HARDENBO, USAGE(NORMAL), ...
         return word if attr.kind == "flag" else f"{attr.keyword}({word})"
     return attr.render(fields.get(attr.field))  # type: ignore[arg-type]
+
+
+# -- PCF (CREATE_Q / CHANGE_Q / INQUIRE_Q): the same table by selector --------------------
+def fields_from_pcf(qtype: int, params: dict[int, int | str]) -> dict[str, Any]:
+    """QueueDef fields from PCF parameters (selector -> MQCFIN integer or MQCFST string,
+    blank padding removed) of a CREATE_Q / CHANGE_Q of queue type `qtype`: the same
+    domains as MQSC. ValueError naming the attribute for anything else."""
+    out: dict[str, Any] = {}
+    for selector, raw in params.items():
+        attr = by_selector(selector)
+        if attr is None or not attr.settable_on(qtype):
+            raise ValueError(f"selector {selector} is not a queue attribute mqk sets here")
+        if attr.kind in ("enum", "flag"):
+            value = attr.from_pcf(raw)  # ValueError for a value not in the domain
+            if attr.fixed:
+                continue
+        elif attr.kind == "int":
+            value = attr.parse(str(raw))
+        else:
+            value = attr.parse(str(raw).rstrip(" "))
+        out[attr.field] = value  # type: ignore[index]
+    return out
+
+
+def pcf_values(
+    fields: dict[str, Any], status: dict[str, int], selectors: list[int]
+) -> dict[int, int | str]:
+    """INQUIRE_Q's answer for one queue: selector -> PCF value, for the `selectors` that
+    belong to its type (its QueueDef `fields`; CURDEPTH, IPPROCS, OPPROCS from
+    `status`; the fixed ones at their value)."""
+    qtype = fields.get("queue_type", LOCAL)
+    out: dict[int, int | str] = {}
+    for selector in selectors:
+        attr = by_selector(selector)
+        if attr is None or qtype not in attr.types:
+            continue
+        if attr.keyword in status:
+            out[selector] = status[attr.keyword]
+        elif attr.fixed:
+            out[selector] = attr.words[0][2]
+        else:
+            out[selector] = attr.to_pcf(fields.get(attr.field))  # type: ignore[arg-type]
+    return out

@@ -120,3 +120,39 @@ def test_pcf_values_are_mqs_constants() -> None:
     assert QA.by_keyword("DEFREADA").to_pcf(True) == C.MQREADA_YES
     with pytest.raises(ValueError):
         QA.by_keyword("DEFPSIST").from_pcf(7)
+
+
+def test_pcf_parameters_map_to_the_same_fields() -> None:
+    got = QA.fields_from_pcf(
+        C.MQQT_LOCAL,
+        {
+            C.MQIA_INHIBIT_GET: C.MQQA_GET_INHIBITED,
+            C.MQIA_DEF_INPUT_OPEN_OPTION: C.MQOO_INPUT_SHARED,
+            C.MQCA_Q_DESC: "Orders" + " " * 58,
+            C.MQIA_MAX_Q_DEPTH: 100,
+            C.MQIA_USAGE: C.MQUS_NORMAL,
+        },
+    )
+    assert got == {
+        "get_inhibited": True,
+        "def_input_exclusive": False,
+        "description": "Orders",
+        "max_depth": 100,
+    }
+    for bad in ({C.MQIA_DEF_PRIORITY: 10}, {C.MQIA_USAGE: C.MQUS_TRANSMISSION}, {1: 0}):
+        with pytest.raises(ValueError):
+            QA.fields_from_pcf(C.MQQT_LOCAL, bad)
+
+
+def test_inquire_answers_by_selector_for_the_queue_type() -> None:
+    alias = QueueDef(name="A", queue_type=C.MQQT_ALIAS, target="Q", def_priority=3)
+    fields_ = {f.name: getattr(alias, f.name) for f in fields(QueueDef)}
+    wanted = [C.MQCA_BASE_OBJECT_NAME, C.MQIA_DEF_PRIORITY, C.MQIA_MAX_Q_DEPTH, C.MQIA_Q_TYPE]
+    assert QA.pcf_values(fields_, {}, wanted) == {
+        C.MQCA_BASE_OBJECT_NAME: "Q",
+        C.MQIA_DEF_PRIORITY: 3,
+        C.MQIA_Q_TYPE: C.MQQT_ALIAS,
+    }
+    local = {f.name: getattr(QueueDef(name="L"), f.name) for f in fields(QueueDef)}
+    got = QA.pcf_values(local, {"CURDEPTH": 4}, [C.MQIA_CURRENT_Q_DEPTH, C.MQIA_USAGE])
+    assert got == {C.MQIA_CURRENT_Q_DEPTH: 4, C.MQIA_USAGE: C.MQUS_NORMAL}
