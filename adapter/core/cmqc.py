@@ -317,6 +317,7 @@ MQCA_BACKOUT_REQ_Q_NAME = 2019
 # structures (MQCBD, MQCBC, MQCTLO) and their options; values as in IBM's cmqc.h
 # (cross-checked with ibmmq 2.x's generated CMQC).
 MQCA_BASE_Q_NAME = 2002
+MQCA_BASE_OBJECT_NAME = 2002  # PCF's name for an alias's TARGET (same selector)
 MQCA_FIRST = 2001
 MQCA_INITIATION_Q_NAME = 2008
 MQCA_LAST = 4000
