@@ -17,8 +17,12 @@ Differences from IBM's package, on purpose:
   MQCNO / MQCSP is validated as MQCONNX does, but they are not passed to Kafka or
   Redis, whose credentials are part of their own configuration (the Redis URL, the
   Kafka client settings);
-* asynchronous consume (`cb`, `ctl`) is not available yet: both raise
-  MQMIError(MQCC_FAILED, MQRC_FUNCTION_NOT_SUPPORTED) (2298);
+* asynchronous consume (`cb`, `ctl`; adapter/pymqi/asyncconsume.py) calls the callback
+  with ibmmq's keyword arguments (queue_manager, queue, md, gmo, msg, cbc) on a thread of
+  the connection's, but the event handler hears of a quiescing or ending queue manager
+  or a broken connection only while the connection is started (MQ tells it while
+  stopped too), and a callback that raises is logged and reported to the event handler
+  as MQRC_UNEXPECTED_ERROR (a C callback cannot raise);
 * the exceptions are pymqi's classes (so `except` clauses of either face catch what the
   shared implementation raises): `str(MQMIError)` reads "Comp: 2" where ibmmq prints
   "Comp 2", and PYIFError's text starts "PYMQI Error:".

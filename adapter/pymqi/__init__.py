@@ -23,6 +23,7 @@ from adapter.core.putrules import put_options_error
 from adapter.core.structrules import structure_error
 from adapter.pymqi import CMQC, CMQCFC, CMQXC
 from adapter.pymqi import inquire as _inq
+from adapter.pymqi.asyncconsume import AsyncConsume
 from adapter.pymqi.dlh import DLH
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
 from adapter.pymqi.failures import internal_failures, mqi
@@ -261,6 +262,7 @@ class QueueManager:
         }
         self._conn = None
         self._sharing: HandleSharing | None = None
+        self._async: AsyncConsume | None = None  # MQCB / MQCTL state, made on first use
         if name is not None:
             self.connect(name)
 
@@ -332,10 +334,15 @@ class QueueManager:
 
     connectTCPClient = connect_tcp_client
 
-    @_mqi
+    @mqi(async_control=True)
     def disconnect(self) -> None:
+        """MQDISC: asynchronous consume is stopped first (from any thread, as MQ allows
+        while it is started) and its callbacks deregistered."""
         if self._conn is None:
             raise PYIFError("not connected")
+        if self._async is not None:
+            self._async.shutdown()
+            self._async = None
         conn, self._conn, self._sharing = self._conn, None, None
         conn.close()
 
@@ -481,14 +488,25 @@ class QueueManager:
         return _inq.status(self.get_handle(), status_type)
 
     def cb(self, **kwargs: Any) -> None:
-        """MQCB: asynchronous consume is not available yet (MQRC_FUNCTION_NOT_SUPPORTED)."""
-        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_FUNCTION_NOT_SUPPORTED)
+        """MQCB, as ibmmq: `cb(operation=MQOP_REGISTER, md=MD(), gmo=GMO(), cbd=CBD())`;
+        on the queue manager it registers (deregisters, suspends, resumes) the event
+        handler (adapter/pymqi/asyncconsume.py)."""
+        _cb(self, None, kwargs)
 
+    @mqi(async_control=True)
     def ctl(self, operation: int, ctlo: CTLO) -> None:
-        """MQCTL: asynchronous consume is not available yet (MQRC_FUNCTION_NOT_SUPPORTED)."""
+        """MQCTL: MQOP_START (delivery on a thread of the connection's), START_WAIT (on
+        this thread, until stopped), STOP, SUSPEND, RESUME (adapter/pymqi/asyncconsume.py)."""
         if not isinstance(ctlo, CTLO):
             raise TypeError("ctlo must be an instance of CTLO")
-        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_FUNCTION_NOT_SUPPORTED)
+        if self._conn is None:
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HCONN_ERROR)
+        self._async_consume().ctl(operation, ctlo)
+
+    def _async_consume(self) -> AsyncConsume:
+        if self._async is None:
+            self._async = AsyncConsume(self)
+        return self._async
 
 
 class Queue:
@@ -679,6 +697,8 @@ class Queue:
                 self._handle, self._closed = None, True
             raise
         self._handle, self._closed = None, True
+        if self._qmgr._async is not None:  # its consumer is deregistered (MQCB page)
+            self._qmgr._async.closed(self)
         # A warning (unterminated group) is raised after the queue manager closed it.
         if comp != _C.MQCC_OK:
             raise MQMIError(comp, reason)
@@ -716,8 +736,11 @@ class Queue:
         return self._qmgr
 
     def cb(self, **kwargs: Any) -> None:
-        """MQCB: asynchronous consume is not available yet (MQRC_FUNCTION_NOT_SUPPORTED)."""
-        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_FUNCTION_NOT_SUPPORTED)
+        """MQCB on this queue handle, as ibmmq: `cb(operation=MQOP_REGISTER, md=MD(),
+        gmo=GMO(), cbd=CBD())` registers a message consumer (or, with CallbackType
+        MQCBT_EVENT_HANDLER, the connection's event handler); a deferred open is made
+        now, for browse or input as the MQGMO asks."""
+        _cb(self._qmgr, self, kwargs)
 
     def __del__(self) -> None:
         if sys.is_finalizing():
@@ -728,6 +751,31 @@ class Queue:
                 handle.close()
             except Exception:  # noqa: BLE001 - never raise from a finaliser
                 pass
+
+
+@_mqi
+def _cb(qmgr: QueueManager, queue: Queue | None, kwargs: dict[str, Any]) -> None:
+    """MQCB: ibmmq's keyword arguments (mqcallback.real_cb's defaults and type checks)."""
+    operation = kwargs.get("operation", _C.MQOP_REGISTER)
+    md_, gmo_, cbd_ = kwargs.get("md", MD()), kwargs.get("gmo", GMO()), kwargs.get("cbd", CBD())
+    if not isinstance(cbd_, CBD):
+        raise TypeError("cbd must be an instance of CBD")
+    if not isinstance(md_, MD):
+        raise TypeError("md must be an instance of MD")
+    if not isinstance(gmo_, GMO):
+        raise TypeError("gmo must be an instance of GMO")
+    if qmgr._conn is None:
+        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HCONN_ERROR)
+    if queue is not None and operation & _C.MQOP_REGISTER:
+        if cbd_.CallbackType == _C.MQCBT_MESSAGE_CONSUMER:
+            _check_structure("MD", md_)
+            _check_structure("GMO", gmo_)
+            browse = gmo_.Options & (_C.MQGMO_BROWSE_FIRST | _C.MQGMO_BROWSE_NEXT)
+            handle = queue._ensure_open(_C.MQOO_BROWSE if browse else _C.MQOO_INPUT_AS_Q_DEF)
+            _check_live(handle)
+    elif queue is not None and queue._handle is None:
+        raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HOBJ_ERROR)
+    qmgr._async_consume().cb(qmgr, queue, operation, cbd_, md_, gmo_)
 
 
 def connect(

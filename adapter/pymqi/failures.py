@@ -72,10 +72,14 @@ def internal_failure(name: str, face: Any, exc: BaseException) -> MQMIError:
     return MQMIError(C.MQCC_FAILED, reason)
 
 
-def mqi(method: Callable | None = None, *, admin: bool = False) -> Callable:
+def mqi(
+    method: Callable | None = None, *, admin: bool = False, async_control: bool = False
+) -> Callable:
     """Decorate an MQI verb (or, with `admin=True`, an administration verb whose
     ValueError is its documented refusal) so that only MQ's answers escape. The call
-    passes its connection's handle-sharing guard first (adapter/pymqi/sharing.py)."""
+    passes its connection's handle-sharing guard first (adapter/pymqi/sharing.py), except
+    an `async_control` verb (MQCTL, MQDISC) while asynchronous consume is started by
+    another thread: MQ lets those in, and the verb checks the caller itself."""
 
     def wrap(fn: Callable) -> Callable:
         passes: tuple[type[BaseException], ...] = (ValueError,) if admin else ()
@@ -84,10 +88,13 @@ def mqi(method: Callable | None = None, *, admin: bool = False) -> Callable:
         def call(*args: Any, **kwargs: Any):
             guard = sharing_of(args[0]) if args else None
             try:
-                if guard is None:
+                if guard is None or (async_control and guard.consumer is not None):
                     return fn(*args, **kwargs)
-                with guard:
+                locked = guard.enter()
+                try:
                     return fn(*args, **kwargs)
+                finally:
+                    guard.leave(locked)
             except Error:
                 raise
             except BACKEND_ERRORS as exc:

@@ -189,7 +189,8 @@ class CBC(_WithPython):
         ("ReconnectDelay", 0, _L),
         ("_Reserved1", 0, _L),
     )
-    _PYTHON = ("CallbackArea", "ConnectionArea")
+    # CallbackFunction: ibmmq's proxy callback sets it on the context it passes too.
+    _PYTHON = ("CallbackArea", "CallbackFunction", "ConnectionArea")
 
 
 class CTLO(_WithPython):

@@ -642,9 +642,12 @@ class MemoryReader:
 
     def _waited(self, timeout: float) -> None:
         """A wait that timed out moves a manual clock by as much, so a getter waiting
-        with MQGMO_WAIT on an injected clock reaches its deadline without sleeping."""
+        with MQGMO_WAIT on an injected clock reaches its deadline without sleeping. At
+        least a millisecond: a getter's last sliver of wait (1e-17 s, float rounding of
+        its deadline) would otherwise be lost in the clock's epoch milliseconds and the
+        getter would never reach its deadline."""
         if timeout > 0 and isinstance(self._cluster.clock, ManualClock):
-            self._cluster.clock.advance(timeout)
+            self._cluster.clock.advance(max(timeout, 0.001))
 
     def poll(self, timeout: float = -1) -> MemoryMessage | None:
         self._open()

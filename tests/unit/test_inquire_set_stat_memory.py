@@ -175,16 +175,20 @@ def test_mqstat_counts_async_puts_refused_by_put_disabled(qmgr, mq) -> None:
     assert _reason(lambda: mq.stat(7))[1] == C.MQRC_STAT_TYPE_ERROR
 
 
-def test_async_consume_is_refused_with_an_mq_error(mq) -> None:
+def test_async_consume_answers_as_mq_not_2298(mq) -> None:
+    """MQCB / MQCTL exist now (tests/unit/test_async_consume_memory.py): their first
+    parameter errors, not MQRC_FUNCTION_NOT_SUPPORTED."""
     cbd = ibmmq.CBD(CallbackFunction=lambda **kw: None)
     assert callable(cbd.CallbackFunction)
-    assert _reason(lambda: mq.cb(operation=C.MQOP_REGISTER, cbd=cbd))[1] == (
-        C.MQRC_FUNCTION_NOT_SUPPORTED
+    # a message consumer on the queue manager has no object handle
+    assert _reason(lambda: mq.cb(operation=C.MQOP_REGISTER, cbd=cbd))[1] == C.MQRC_HOBJ_ERROR
+    assert _reason(lambda: mq.ctl(C.MQOP_START_WAIT, ibmmq.CTLO()))[1] == (
+        C.MQRC_NO_CALLBACKS_ACTIVE
     )
-    assert _reason(lambda: mq.ctl(C.MQOP_START, ibmmq.CTLO()))[1] == (C.MQRC_FUNCTION_NOT_SUPPORTED)
     mq.define_queue("Q.CB")
+    # CBD() names no function: MQRC_CALLBACK_ROUTINE_ERROR
     assert _reason(lambda: ibmmq.Queue(mq, "Q.CB").cb(operation=C.MQOP_REGISTER))[1] == (
-        C.MQRC_FUNCTION_NOT_SUPPORTED
+        C.MQRC_CALLBACK_ROUTINE_ERROR
     )
 
 
