@@ -101,6 +101,7 @@ def test_ibmmq_program_runs_with_only_its_import_changed(qmgr, qmgr_name) -> Non
         "qmgr: True",
         "level: True",
         "dynamic: True",
+        "served: True",
         "replies: ['reply to ping 2', 'reply to ping 1', 'reply to ping 0']",
         "inq: 0 0",
         "set: 1 app",

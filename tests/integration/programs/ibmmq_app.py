@@ -2,8 +2,9 @@
 original (`import ibmmq`). Run as: python ibmmq_app.py QMGR REQUEST.Q MODEL.Q
 
 Request/reply through a temporary dynamic reply queue with CorrelId matching and a WAIT
-loop, an MQINQ/MQSET pair (PUT(DISABLED) set by MQSET, seen by an open handle), MQSTAT
-after asynchronous puts, and a truncated get's extra data."""
+loop, the requests served by a callback consumer (MQCB / MQCTL), an MQINQ/MQSET pair
+(PUT(DISABLED) set by MQSET, seen by an open handle), MQSTAT after asynchronous puts,
+and a truncated get's extra data."""
 
 import sys
 import threading
@@ -21,25 +22,31 @@ print("level:", info[CMQC.MQIA_COMMAND_LEVEL] >= CMQC.MQCMDL_LEVEL_940)
 N = 3
 
 
-def responder() -> None:
-    """Serves N requests: each reply goes to the request's ReplyToQ with CorrelId = its
-    MsgId, as MQ's request/reply convention says. Its own connection: ibmmq's handles
-    are shared with MQCNO_HANDLE_SHARE_BLOCK, so a waiting MQGET on the main connection
-    would hold up every call of the main thread."""
-    own = ibmmq.connect(queue_manager, "DEV.APP.SVRCONN", "localhost(1414)", "app", "passw0rd")
-    requests = ibmmq.Queue(own, request_q, CMQC.MQOO_INPUT_SHARED)
-    for _ in range(N):
-        md = ibmmq.MD()
-        gmo = ibmmq.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING, WaitInterval=15000)
-        body = requests.get(None, md, gmo)
-        reply_md = ibmmq.MD(CorrelId=md.MsgId, MsgType=CMQC.MQMT_REPLY)
-        own.put1(ibmmq.to_string(md.ReplyToQ), b"reply to " + body, reply_md)
-    requests.close()
-    own.disconnect()
+# The responder: a callback consumer (MQCB / MQCTL) on a connection of its own; each
+# reply goes to the request's ReplyToQ with CorrelId = its MsgId, as MQ's request/reply
+# convention says. It runs on the connection's own thread while the main thread goes on.
+served = threading.Event()
+seen = []
 
 
-server = threading.Thread(target=responder)
-server.start()
+def serve(**kwargs) -> None:
+    cbc, md, msg = kwargs["cbc"], kwargs["md"], kwargs["msg"]
+    if cbc.CallType != CMQC.MQCBCT_MSG_REMOVED:
+        return  # an event (2033 while idle, a quiesce): nothing to answer
+    reply_md = ibmmq.MD(CorrelId=md.MsgId, MsgType=CMQC.MQMT_REPLY)
+    own = kwargs["queue_manager"]
+    own.put1(ibmmq.to_string(md.ReplyToQ), b"reply to " + msg[: cbc.DataLength], reply_md)
+    seen.append(md.MsgId)
+    if len(seen) == N:
+        served.set()
+
+
+own = ibmmq.connect(queue_manager, "DEV.APP.SVRCONN", "localhost(1414)", "app", "passw0rd")
+requests = ibmmq.Queue(own, request_q, CMQC.MQOO_INPUT_SHARED)
+cbd = ibmmq.CBD(CallbackFunction=serve, CallbackType=CMQC.MQCBT_MESSAGE_CONSUMER)
+consume_gmo = ibmmq.GMO(Options=CMQC.MQGMO_NO_SYNCPOINT | CMQC.MQGMO_FAIL_IF_QUIESCING)
+requests.cb(operation=CMQC.MQOP_REGISTER, cbd=cbd, md=ibmmq.MD(), gmo=consume_gmo)
+own.ctl(CMQC.MQOP_START, ibmmq.CTLO())
 
 # The reply queue: a temporary dynamic queue made from the model.
 od = ibmmq.OD(ObjectName=model_q, DynamicQName="APP.REPLY.*")
@@ -66,7 +73,11 @@ for msg_id in reversed(sent):  # out of order on purpose: CorrelId picks each on
         except ibmmq.MQMIError as e:
             if e.reason != CMQC.MQRC_NO_MSG_AVAILABLE:
                 raise
-server.join(30)
+print("served:", served.wait(30))
+own.ctl(CMQC.MQOP_STOP, ibmmq.CTLO())
+requests.cb(operation=CMQC.MQOP_DEREGISTER)
+requests.close()
+own.disconnect()
 print("replies:", answers)
 replies.close()
 
