@@ -12,6 +12,7 @@ from typing import Any
 
 from adapter.core import cmqc as C
 from adapter.core.getrules import GetRequest
+from adapter.core.properties import MessageProperties
 
 __all__ = ["GetRequest", "GetResult", "PutRequest", "PutResult"]
 
@@ -69,6 +70,7 @@ class GetResult:
     gmo: dict[str, Any]  # GMO output fields
     warning: int | None  # reason of an MQCC_WARNING completion
     original_length: int
-    # Properties for the GMO's MsgHandle (propwire form); b"" when they went elsewhere
-    # (an MQRFH2 in `data`, or discarded: adapter.core.propctl).
-    properties: bytes = b""
+    # Properties for the GMO's MsgHandle, already unpacked (the handle takes this object);
+    # None when there were none or they went elsewhere (an MQRFH2 in `data`, or
+    # discarded: adapter.core.propctl).
+    properties: MessageProperties | None = None

@@ -19,6 +19,7 @@ from adapter.core.connrules import connect_options_error, handle_sharing
 from adapter.core.dynamic import DEFAULT_DYNAMIC_Q_NAME
 from adapter.core.model import id24
 from adapter.core.openrules import put1_open_options
+from adapter.core.properties import MessageProperties
 from adapter.core.putrules import put_options_error
 from adapter.core.structrules import structure_error
 from adapter.pymqi import CMQC, CMQCFC, CMQXC
@@ -636,7 +637,8 @@ class Queue:
             return b""
         self._fill(result, md_, gmo_)
         if number is not None:  # the handle now holds this message's properties
-            self._qmgr._msg_handles.replace(number, propwire.unpack(result.properties))
+            got = result.properties
+            self._qmgr._msg_handles.replace(number, got if got is not None else MessageProperties())
         gmo_.__dict__["ResolvedQName"] = _resolved(handle)[0]
         if result.warning is not None:
             raise MQMIError(

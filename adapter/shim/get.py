@@ -18,6 +18,7 @@ from adapter.core.calls import GetRequest, GetResult
 from adapter.core.convert import convert
 from adapter.core.errors import MQMIError, fail, warning
 from adapter.core.model import Item
+from adapter.core.properties import MessageProperties
 from adapter.core.reassembly import consistent_segments
 from adapter.core.reports import Kind, wants_coa, wants_cod
 from adapter.core.selector import Selector
@@ -561,10 +562,11 @@ class Getter:
             self._advance_watermarks()
         warning = None
         fmt, encoding, ccsid = env["Format"], env["Encoding"], env["CodedCharSetId"]
-        props = env.get("Properties", b"")
-        if props:
+        packed = env.get("Properties", b"")
+        props = None
+        if packed:
             data, props, fmt, encoding, ccsid = self._deliver_properties(
-                req, props, data, fmt, encoding, ccsid
+                req, packed, data, fmt, encoding, ccsid
             )
         too_long = max_length is not None and len(data) > max_length
         if (
@@ -653,28 +655,29 @@ class Getter:
 
     def _deliver_properties(
         self, req: GetRequest, packed: bytes, data: bytes, fmt: str, encoding: int, ccsid: int
-    ) -> tuple[bytes, bytes, str, int, int]:
+    ) -> tuple[bytes, MessageProperties | None, str, int, int]:
         """The message's properties go to the GMO's message handle, into an MQRFH2 in
         front of the data, or nowhere (adapter/core/propctl.py). Returns the data, the
-        properties left for the handle and the MQMD's Format, Encoding and CCSID."""
+        properties for the handle (None: none go there) and the MQMD's Format, Encoding
+        and CCSID."""
         try:
             props = propwire.unpack(packed)
         except propwire.PropertiesWireError:
             # Written by something else than this project: the message, without them.
             log.warning("%s: a message's properties are unreadable; delivered without", self.name)
-            return data, b"", fmt, encoding, ccsid
+            return data, None, fmt, encoding, ccsid
         how = propctl.delivery(
             req.options, req.msg_handle, self.qdef.property_control, (p.name for p in props)
         )
         if how is propctl.Delivery.HANDLE:
-            return data, packed, fmt, encoding, ccsid
+            return data, props, fmt, encoding, ccsid
         if how is propctl.Delivery.NONE:
-            return data, b"", fmt, encoding, ccsid
+            return data, None, fmt, encoding, ccsid
         merge = self.qdef.property_control != C.MQPROP_V6COMPAT  # V6COMPAT: MQRFH2 as put
         data, body_fmt, encoding, ccsid = propctl.insert_properties(
             props, data, fmt.encode(), encoding, ccsid, merge
         )
-        return data, b"", body_fmt.decode(), encoding, ccsid
+        return data, None, body_fmt.decode(), encoding, ccsid
 
     def _discard_expired(self, items: list[Item]) -> None:
         """Expired messages a get met: removed (outside any unit of work) and reported."""
