@@ -77,7 +77,9 @@ __all__ = [
     "OD",
     "PMO",
     "Error",
+    "Filter",
     "MQMIError",
+    "PCFExecute",
     "MessageHandle",
     "MQOpts",
     "PYIFError",
@@ -823,3 +825,9 @@ def connect(
     if not queue_manager and not (channel and conn_info):
         raise TypeError("Invalid arguments: a queue manager name is required")
     return QueueManager(queue_manager, disconnect_on_exit, bytes_encoding, default_ccsid, **targets)
+
+
+# PCF administration (after QueueManager: pcf.py builds on it).
+from adapter.pymqi.pcf import Filter, PCFExecute  # noqa: E402
+
+PCFExecute.connector = QueueManager
