@@ -59,6 +59,13 @@ __all__ = [
     "CBC",
     "CBD",
     "CD",
+    "CFH",
+    "CFIF",
+    "CFIL",
+    "CFIN",
+    "CFSF",
+    "CFSL",
+    "CFST",
     "CMQC",
     "CMQCFC",
     "CMQXC",
@@ -829,5 +836,6 @@ def connect(
 
 # PCF administration (after QueueManager: pcf.py builds on it).
 from adapter.pymqi.pcf import Filter, PCFExecute  # noqa: E402
+from adapter.pymqi.pcfstructs import CFH, CFIF, CFIL, CFIN, CFSF, CFSL, CFST  # noqa: E402
 
 PCFExecute.connector = QueueManager

@@ -21,8 +21,10 @@ encoder and walker, so the wire form is exercised and a command server reading t
 queue can call the same `serve` later. Hence no reply queue is opened: `model_queue_name`,
 `reply_queue_name`, `dynamic_queue_name`, `command_queue_name`, `command_queue`,
 `response_wait_interval`, `command_timeout`, `max_length` and `convert` are accepted
-and kept (their properties answer them) but change nothing; `responses=` (ibmmq's list
-that collects failures instead of raising) is not implemented.
+and kept (their properties answer them) but change nothing. `responses=` is ibmmq's: the
+list is filled with (parameters, CFH) pairs and the first failure raised after.
+Parameters may also be given as a list of CFIN / CFST / CFIL / CFSL structures and
+filters as CFIF / CFSF (adapter/pymqi/pcfstructs.py), as IBM's examples do.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from adapter.core import cmqcfc as F  # noqa: N812
 from adapter.core import pcf
 from adapter.pymqi import pcfserver
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
+from adapter.pymqi.pcfstructs import CFH, CFIF, CFIL, CFIN, CFSF, CFSL, CFST
 
 if TYPE_CHECKING:  # the connection PCFExecute works on (adapter.pymqi imports this module)
     from adapter.pymqi import QueueManager
@@ -113,33 +116,55 @@ class _Method:
     def __init__(self, owner: PCFExecute, command: int) -> None:
         self.owner, self.command = owner, command
 
-    def __call__(self, *args: Any, **kwargs: Any) -> list[dict[int, Any]]:
-        if kwargs:
-            raise PYIFError(f"keyword arguments {sorted(kwargs)} are not supported by mqk")
+    def __call__(self, *args: Any, **kwargs: Any) -> list[Any]:
+        unknown = set(kwargs) - {"responses"}
+        if unknown:
+            raise PYIFError(f"keyword arguments {sorted(unknown)} are not supported by mqk")
         if len(args) > 2:
             raise PYIFError("MQCMD_*(parameters, filters): at most two arguments")
-        params_in = args[0] if args else {}
-        filters = list(args[1]) if len(args) > 1 and args[1] else []
-        if not isinstance(params_in, dict):
-            raise PYIFError("the parameters are a dict of selector -> value")
-        params = [_param(k, v) for k, v in params_in.items()]
-        for f in filters:
-            if not isinstance(f, _Filter):
-                raise PYIFError("a filter is made by Filter(selector).operator(value)")
-            params.append(f.param())
+        params = _command_params(args[0] if args else {})
+        for f in list(args[1]) if len(args) > 1 and args[1] else []:
+            if isinstance(f, (_Filter, CFIF, CFSF)):
+                params.append(f.param())
+            else:
+                raise PYIFError("a filter is Filter(selector).operator(value), CFIF or CFSF")
         header = pcf.Header(F.MQCFT_COMMAND, F.MQCFH_VERSION_3, self.command)
         request = pcf.encode(header, params, _ENCODING)
-        result = []
+        collect = kwargs.get("responses")
+        if collect is not None and not isinstance(collect, list):
+            raise TypeError("responses must be a list")
+        result: list[Any] = collect if collect is not None else []
+        del result[:]
+        first_error: MQMIError | None = None
         for raw in pcfserver.serve(self.owner.qm, request, _ENCODING):
             message = pcf.parse(raw, _ENCODING)
             if isinstance(message, int):  # the server's own encoding: never expected
                 raise MQMIError(C.MQCC_FAILED, message)
-            if message.header.comp_code != C.MQCC_OK:
-                raise MQMIError(message.header.comp_code, message.header.reason)
+            head = message.header
+            if head.comp_code != C.MQCC_OK:
+                error = MQMIError(head.comp_code, head.reason)
+                if collect is None:
+                    raise error
+                first_error = first_error or error
             values = _values(message)
             if values:  # a command's empty "done" response is not an inquiry answer
-                result.append(values)
+                # with responses=: (parameters, CFH) pairs, as ibmmq gives them
+                result.append(values if collect is None else (values, CFH.of(head)))
+        if first_error is not None:  # ibmmq: the list is filled, then the error raised
+            raise first_error
         return result
+
+
+def _command_params(given: Any) -> list[pcf.Param]:
+    """A dict of selector -> value, or a list of CFIN / CFST / CFIL / CFSL structures
+    (IBM's examples build those)."""
+    if isinstance(given, dict):
+        return [_param(k, v) for k, v in given.items()]
+    if isinstance(given, (list, tuple)):
+        if not all(isinstance(p, (CFIN, CFST, CFIL, CFSL)) for p in given):
+            raise PYIFError("a parameter list holds CFIN, CFST, CFIL and CFSL structures")
+        return [p.param() for p in given]
+    raise PYIFError("the parameters are a dict of selector -> value, or a list of CF* structures")
 
 
 class PCFExecute:

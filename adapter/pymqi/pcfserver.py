@@ -27,7 +27,9 @@ MQRCCF_CFH_COMMAND_ERROR (a command mqk does not implement, RESET_Q_STATS among 
 the engine keeps no enqueue / dequeue counts to reset), 3229 MQRCCF_PARM_VALUE_ERROR
 (MQIACF_Q_STATUS_TYPE MQIACF_Q_HANDLE: mqk has no handle-level status), 3243 / 3247
 MQRCCF_CFIF / CFSF_PARM_ID_ERROR (a filter on an attribute the answer lacks) and 3150
-MQRCCF_FILTER_ERROR (an operator other than the comparisons and LIKE / NOT_LIKE).
+MQRCCF_FILTER_ERROR (an operator other than the comparisons and LIKE / NOT_LIKE), 3025 /
+3012 / 3046 MQRCCF_REPLACE / FORCE / PURGE_VALUE_ERROR (MQIACF_REPLACE, MQIACF_FORCE,
+MQIACF_PURGE neither YES nor NO).
 
 INQUIRE_Q_STATUS answers depth and the open input / output counts only: the engine
 keeps no last get / put time and no oldest-message age, so those are left out rather
@@ -204,7 +206,7 @@ class Server:
     def create_q(self, req: Request) -> list[Values]:
         name = req.take(C.MQCA_Q_NAME, required=True)
         qtype = req.take(C.MQIA_Q_TYPE, required=True)
-        replace = bool(req.take(F.MQIACF_REPLACE, 0))
+        replace = _yes(req, F.MQIACF_REPLACE, F.MQRCCF_REPLACE_VALUE_ERROR)
         self._define(name, qtype, {}, self._fields(req, qtype), replace)
         return []
 
@@ -212,7 +214,7 @@ class Server:
         source = req.take(F.MQCACF_FROM_Q_NAME, required=True)
         target = req.take(F.MQCACF_TO_Q_NAME, required=True)
         qtype = req.take(C.MQIA_Q_TYPE, required=True)
-        replace = bool(req.take(F.MQIACF_REPLACE, 0))
+        replace = _yes(req, F.MQIACF_REPLACE, F.MQRCCF_REPLACE_VALUE_ERROR)
         fields = self._fields(req, qtype)
         copied = self.existing(source, qtype)["attributes"]
         keep = {f for f, a in QA.BY_FIELD.items() if a.settable_on(qtype)}
@@ -233,7 +235,7 @@ class Server:
     def change_q(self, req: Request) -> list[Values]:
         name = req.take(C.MQCA_Q_NAME, required=True)
         qtype = req.take(C.MQIA_Q_TYPE, required=True)
-        force = bool(req.take(F.MQIACF_FORCE, 0))
+        force = _yes(req, F.MQIACF_FORCE, F.MQRCCF_FORCE_VALUE_ERROR)
         if qtype not in QA.TYPE_NAMES:
             raise CommandError(F.MQRCCF_Q_TYPE_ERROR, C.MQIA_Q_TYPE)
         fields = self._fields(req, qtype)
@@ -245,7 +247,7 @@ class Server:
     def delete_q(self, req: Request) -> list[Values]:
         name = req.take(C.MQCA_Q_NAME, required=True)
         qtype = req.take(C.MQIA_Q_TYPE)
-        purge = bool(req.take(F.MQIACF_PURGE, 0))
+        purge = _yes(req, F.MQIACF_PURGE, F.MQRCCF_PURGE_VALUE_ERROR)
         req.check_used()
         self.existing(name, qtype)
         self.qm.delete_queue(name, purge=purge)
@@ -275,6 +277,14 @@ class Server:
             except ValueError:
                 raise CommandError(F.MQRCCF_ATTR_VALUE_ERROR, selector) from None
         return fields
+
+
+def _yes(req: Request, parameter: int, reason: int) -> bool:
+    """MQIACF_REPLACE / FORCE / PURGE: MQRP_YES / MQFC_YES / MQPO_YES (1) or NO (0)."""
+    value = req.take(parameter, 0)
+    if value not in (0, 1):
+        raise CommandError(reason, parameter)
+    return value == 1
 
 
 def _qtype(st: dict) -> int:

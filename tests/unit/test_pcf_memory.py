@@ -243,3 +243,53 @@ def test_the_ibmmq_face_and_the_constructor_arguments(qmgr_name) -> None:
     assert own.MQCMD_INQUIRE_Q_NAMES({C.MQCA_Q_NAME: "IB.*"})[0][F.MQIACF_Q_TYPES] == [LOCAL]
     own.disconnect()
     assert not own.qm.is_connected
+
+
+def test_ibms_examples_shapes_structures_and_responses_list(qmgr_name) -> None:
+    """def_queue.py's list of CFST / CFIN with MQRP_YES, dis_queues.py's CFIL of
+    MQIACF_Q_STATUS_ATTRS, dis_queues_extended.py's `responses=` (pairs with the CFH,
+    the error raised after the list is filled)."""
+    qm = ibmmq.connect(qmgr_name)
+    try:
+        pcf = ibmmq.PCFExecute(qm)
+        args = [
+            ibmmq.CFST(Parameter=C.MQCA_Q_NAME, String="MYQUEUE.1"),
+            ibmmq.CFIN(Parameter=C.MQIA_Q_TYPE, Value=LOCAL),
+            ibmmq.CFIN(Parameter=C.MQIA_MAX_Q_DEPTH, Value=12300),
+            ibmmq.CFIN(Parameter=F.MQIACF_REPLACE, Value=F.MQRP_YES),
+        ]
+        pcf.MQCMD_CREATE_Q(args)
+        pcf.MQCMD_CREATE_Q(args)  # REPLACE: no 4001
+        status = [
+            ibmmq.CFST(Parameter=C.MQCA_Q_NAME, String="MYQUEUE.*"),
+            ibmmq.CFIL(Parameter=F.MQIACF_Q_STATUS_ATTRS, Values=[F.MQIACF_ALL]),
+        ]
+        [st] = pcf.MQCMD_INQUIRE_Q_STATUS(status)
+        assert st[C.MQIA_CURRENT_Q_DEPTH] == 0
+        depth = ibmmq.CFIF(Parameter=C.MQIA_MAX_Q_DEPTH, Operator=F.MQCFOP_EQUAL, FilterValue=12300)
+        assert len(pcf.MQCMD_INQUIRE_Q({C.MQCA_Q_NAME: "MYQUEUE.*"}, [depth])) == 1
+        order = "big" if C.MQENC_NATIVE & C.MQENC_INTEGER_NORMAL else "little"
+        assert args[0].pack()[:4] == F.MQCFT_STRING.to_bytes(4, order)  # an MQCFST
+
+        collected: list = ["stale"]
+        pcf.MQCMD_INQUIRE_Q({C.MQCA_Q_NAME: "MYQUEUE.*"}, responses=collected)
+        [(values, cfh)] = collected
+        assert values[C.MQIA_MAX_Q_DEPTH] == 12300
+        assert (cfh.CompCode, cfh.Reason, cfh.Control) == (0, 0, F.MQCFC_LAST)
+        with pytest.raises(ibmmq.MQMIError) as info:
+            pcf.MQCMD_INQUIRE_Q({C.MQCA_Q_NAME: "NONE.*"}, responses=collected)
+        assert info.value.reason == 2085
+        assert collected == []  # MQ's failure response carries no parameters here
+
+        bad = [args[0], args[1], ibmmq.CFIN(Parameter=F.MQIACF_REPLACE, Value=7)]
+        with pytest.raises(ibmmq.MQMIError) as info:
+            pcf.MQCMD_CREATE_Q(bad)
+        assert info.value.reason == F.MQRCCF_REPLACE_VALUE_ERROR
+        purge = {C.MQCA_Q_NAME: "MYQUEUE.1", F.MQIACF_PURGE: 2}
+        with pytest.raises(ibmmq.MQMIError) as info:
+            pcf.MQCMD_DELETE_Q(purge)
+        assert info.value.reason == F.MQRCCF_PURGE_VALUE_ERROR
+        with pytest.raises(ibmmq.PYIFError):
+            pcf.MQCMD_CREATE_Q([("not", "a structure")])
+    finally:
+        qm.disconnect()
