@@ -58,11 +58,21 @@ class Request:
             self.values[p.parameter], self.types[p.parameter] = value, p.type
         self.used: set[int] = set()
 
-    def take(self, parameter: int, default: Any = None, required: bool = False) -> Any:
+    def take(
+        self, parameter: int, default: Any = None, required: bool = False, kind: int | None = None
+    ) -> Any:
+        """The parameter's value, which must come in the structure of its kind (`kind`,
+        else MQCFST for an MQCA_* / MQCACF_* identifier and MQCFIN for the others): an
+        MQCA_Q_NAME sent as an MQCFIN is an MQCFIN whose Parameter is not valid (3014)."""
         if parameter not in self.values:
             if required:
                 raise CommandError(F.MQRCCF_PARM_COUNT_TOO_SMALL, parameter)
             return default
+        if kind is None:
+            kind = F.MQCFT_STRING if is_string_selector(parameter) else F.MQCFT_INTEGER
+        if self.types[parameter] != kind:
+            reason = PARM_ID_ERROR.get(self.types[parameter], F.MQRCCF_CFIN_PARM_ID_ERROR)
+            raise CommandError(reason, parameter)
         self.used.add(parameter)
         return self.values[parameter]
 
@@ -75,6 +85,11 @@ class Request:
             if parameter not in self.used:
                 reason = PARM_ID_ERROR.get(self.types[parameter], F.MQRCCF_CFIN_PARM_ID_ERROR)
                 raise CommandError(reason, parameter)
+
+
+def is_string_selector(selector: int) -> bool:
+    """MQCA_* (2001-2999) and MQCACF_* (3001-3999): character parameters."""
+    return C.MQCA_FIRST <= selector < 4000
 
 
 def padded(text: str, length: int) -> bytes:
@@ -143,7 +158,7 @@ def _params(values: Values) -> list[pcf.Param]:
     for selector, value in values.items():
         if isinstance(value, bytes):
             out.append(pcf.Param(F.MQCFT_STRING, selector, value))
-        elif isinstance(value, list) and C.MQCA_FIRST <= selector < 4000:  # MQCA_*, MQCACF_*
+        elif isinstance(value, list) and is_string_selector(selector):
             out.append(pcf.Param(F.MQCFT_STRING_LIST, selector, tuple(value)))
         elif isinstance(value, list):
             out.append(pcf.Param(F.MQCFT_INTEGER_LIST, selector, tuple(value)))

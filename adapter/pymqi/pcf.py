@@ -163,7 +163,10 @@ def _command_params(given: Any) -> list[pcf.Param]:
     if isinstance(given, (list, tuple)):
         if not all(isinstance(p, (CFIN, CFST, CFIL, CFSL)) for p in given):
             raise PYIFError("a parameter list holds CFIN, CFST, CFIL and CFSL structures")
-        return [p.param() for p in given]
+        try:
+            return [p.param() for p in given]
+        except (TypeError, ValueError) as err:  # CFIN(Value="x"), CFST(String=1.5), ...
+            raise PYIFError(f"a PCF structure's field: {err}") from None
     raise PYIFError("the parameters are a dict of selector -> value, or a list of CF* structures")
 
 

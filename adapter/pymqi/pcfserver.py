@@ -140,7 +140,7 @@ class Server:
     def inquire_q(self, req: Request) -> list[Values]:
         name = req.take(C.MQCA_Q_NAME, required=True)
         qtype = req.take(C.MQIA_Q_TYPE, C.MQQT_ALL)
-        asked = list(req.take(F.MQIACF_Q_ATTRS, (F.MQIACF_ALL,)))
+        asked = list(req.take(F.MQIACF_Q_ATTRS, (F.MQIACF_ALL,), kind=F.MQCFT_INTEGER_LIST))
         req.check_used()
         every = F.MQIACF_ALL in asked
         for selector in asked:
@@ -180,7 +180,9 @@ class Server:
         name = req.take(C.MQCA_Q_NAME, required=True)
         if req.take(F.MQIACF_Q_STATUS_TYPE, F.MQIACF_Q_STATUS) != F.MQIACF_Q_STATUS:
             raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_Q_STATUS_TYPE)
-        req.take(F.MQIACF_Q_STATUS_ATTRS)  # only what the engine counts is answered
+        req.take(
+            F.MQIACF_Q_STATUS_ATTRS, kind=F.MQCFT_INTEGER_LIST
+        )  # only what the engine counts is answered
         req.check_used()
         out: list[Values] = []
         for st in self.matching(name, C.MQQT_LOCAL):
@@ -193,7 +195,7 @@ class Server:
         return out
 
     def inquire_q_mgr(self, req: Request) -> list[Values]:
-        asked = list(req.take(F.MQIACF_Q_MGR_ATTRS, (F.MQIACF_ALL,)))
+        asked = list(req.take(F.MQIACF_Q_MGR_ATTRS, (F.MQIACF_ALL,), kind=F.MQCFT_INTEGER_LIST))
         req.check_used()
         wanted = QMGR_SELECTORS if F.MQIACF_ALL in asked else asked
         for selector in wanted:

@@ -293,3 +293,30 @@ def test_ibms_examples_shapes_structures_and_responses_list(qmgr_name) -> None:
             pcf.MQCMD_CREATE_Q([("not", "a structure")])
     finally:
         qm.disconnect()
+
+
+def test_a_parameter_in_the_wrong_structure_is_refused_not_a_traceback(qmgr, pcf) -> None:
+    enc = C.MQENC_NATIVE
+    header = wire.Header(F.MQCFT_COMMAND, F.MQCFH_VERSION_3, F.MQCMD_INQUIRE_Q)
+    for params, reason in (
+        ([wire.Param(F.MQCFT_INTEGER, C.MQCA_Q_NAME, 5)], F.MQRCCF_CFIN_PARM_ID_ERROR),
+        (
+            [
+                wire.Param(F.MQCFT_STRING, C.MQCA_Q_NAME, b"X*"),
+                wire.Param(F.MQCFT_INTEGER, F.MQIACF_Q_ATTRS, C.MQIA_MAX_Q_DEPTH),
+            ],
+            F.MQRCCF_CFIN_PARM_ID_ERROR,
+        ),
+        (
+            [
+                wire.Param(F.MQCFT_STRING, C.MQCA_Q_NAME, b"X*"),
+                wire.Param(F.MQCFT_STRING, C.MQIA_Q_TYPE, b"1"),
+            ],
+            F.MQRCCF_CFST_PARM_ID_ERROR,
+        ),
+    ):
+        [raw] = pcfserver.serve(qmgr, wire.encode(header, params, enc), enc)
+        answer = wire.parse(raw, enc)
+        assert answer.header.reason == reason  # type: ignore[union-attr]
+    with pytest.raises(pymqi.PYIFError):
+        pcf.MQCMD_CREATE_Q([pymqi.CFIN(Parameter=C.MQIA_Q_TYPE, Value="local")])
