@@ -59,6 +59,13 @@ __all__ = [
     "CBC",
     "CBD",
     "CD",
+    "CFH",
+    "CFIF",
+    "CFIL",
+    "CFIN",
+    "CFSF",
+    "CFSL",
+    "CFST",
     "CMQC",
     "CMQCFC",
     "CMQXC",
@@ -77,7 +84,9 @@ __all__ = [
     "OD",
     "PMO",
     "Error",
+    "Filter",
     "MQMIError",
+    "PCFExecute",
     "MessageHandle",
     "MQOpts",
     "PYIFError",
@@ -459,6 +468,32 @@ class QueueManager:
         self.get_handle().delete_queue(_name(name), purge=purge)
 
     @_mqi
+    def clear_queue(self, name: str) -> None:
+        """CLEAR QLOCAL / MQCMD_CLEAR_Q: MQRC_OBJECT_IN_USE while the queue is open or
+        has messages put under syncpoint and not committed (as MQ); then every message is
+        removed by destructive gets under an exclusive input handle (mqk has no single
+        truncate: each removal is an MQGET outside syncpoint)."""
+        st = self.queue_status(name)
+        conn = self.get_handle()
+        qdef = conn.lookup_queue(_name(name), refresh=True)
+        busy = st["open_input_count"] or st["open_output_count"]
+        if busy or (qdef is not None and conn.catalog.has_uncommitted(qdef)):
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_OBJECT_IN_USE)
+        queue = Queue(self, name, _C.MQOO_INPUT_EXCLUSIVE)
+        options = _C.MQGMO_NO_WAIT | _C.MQGMO_NO_SYNCPOINT | _C.MQGMO_ACCEPT_TRUNCATED_MSG
+        try:
+            while True:
+                try:
+                    queue.get(0, MD(), GMO(Options=options))
+                except MQMIError as err:
+                    if err.reason == _C.MQRC_NO_MSG_AVAILABLE:
+                        break
+                    if err.reason != _C.MQRC_TRUNCATED_MSG_ACCEPTED:
+                        raise
+        finally:
+            queue.close()
+
+    @_mqi
     def queue_status(self, name: str) -> dict:
         return self.get_handle().queue_status(_name(name))
 
@@ -797,3 +832,10 @@ def connect(
     if not queue_manager and not (channel and conn_info):
         raise TypeError("Invalid arguments: a queue manager name is required")
     return QueueManager(queue_manager, disconnect_on_exit, bytes_encoding, default_ccsid, **targets)
+
+
+# PCF administration (after QueueManager: pcf.py builds on it).
+from adapter.pymqi.pcf import Filter, PCFExecute  # noqa: E402
+from adapter.pymqi.pcfstructs import CFH, CFIF, CFIL, CFIN, CFSF, CFSL, CFST  # noqa: E402
+
+PCFExecute.connector = QueueManager

@@ -206,33 +206,11 @@ class Processor:
         self.out("AMQ8007I: IBM MQ queue deleted.")
 
     def _clear_qlocal(self, cmd: Command) -> None:
-        """CLEAR QLOCAL: refused while the queue is open or has uncommitted messages (as
-        MQ); then every message is removed by destructive gets under an exclusive input
-        handle (mqk has no single truncate: each removal is an MQGET outside syncpoint)."""
+        """CLEAR QLOCAL: QueueManager.clear_queue (refused while the queue is open or has
+        uncommitted messages, as MQ; then every message removed by MQGET)."""
         self._check(cmd, {}, attributes=False)
-        st = self._existing(cmd)
-        conn = self.qm.get_handle()
-        qdef = conn.lookup_queue(cmd.name or "", refresh=True)
-        # MQ refuses CLEAR while an application has the queue open or has put messages
-        # on it under syncpoint that are not committed yet.
-        busy = st["open_input_count"] or st["open_output_count"]
-        if busy or (qdef is not None and conn.catalog.has_uncommitted(qdef)):
-            raise CommandError("AMQ8148E: IBM MQ object in use.")
-        queue = pymqi.Queue(self.qm, cmd.name, C.MQOO_INPUT_EXCLUSIVE)
-        gmo = pymqi.GMO(
-            Options=C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT | C.MQGMO_ACCEPT_TRUNCATED_MSG
-        )
-        try:
-            while True:
-                try:
-                    queue.get(0, pymqi.MD(), gmo)
-                except pymqi.MQMIError as err:
-                    if err.reason == C.MQRC_NO_MSG_AVAILABLE:
-                        break
-                    if err.reason != C.MQRC_TRUNCATED_MSG_ACCEPTED:
-                        raise
-        finally:
-            queue.close()
+        self._existing(cmd)
+        self.qm.clear_queue(cmd.name)  # MQRC_OBJECT_IN_USE: AMQ8148E, as runmqsc
         self.out("AMQ8022I: IBM MQ queue cleared.")
 
     # -- DISPLAY -------------------------------------------------------------------------
