@@ -51,10 +51,17 @@ def per_call_us(fn: Callable[[], object], n: int, repeats: int = 3) -> float:
 
 
 def _ping_us(redis_url: str, n: int) -> float:
-    """A bare RESP PING over a plain socket: the loopback round trip with no client."""
+    """A bare RESP PING over a plain socket (TCP or the unix socket the URL names): the
+    round trip with no client."""
     url = urlparse(redis_url)
-    with socket.create_connection((url.hostname or "127.0.0.1", url.port or 6379), 5) as s:
+    if url.scheme == "unix":  # the local stack's socket: the same transport the store uses
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(5)
+        s.connect(url.path)
+    else:
+        s = socket.create_connection((url.hostname or "127.0.0.1", url.port or 6379), 5)
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    with s:
 
         def ping() -> None:
             s.sendall(b"*1\r\n$4\r\nPING\r\n")
