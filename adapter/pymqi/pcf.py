@@ -30,7 +30,7 @@ filters as CFIF / CFSF (adapter/pymqi/pcfstructs.py), as IBM's examples do.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from adapter.core import cmqc as C  # noqa: N812
 from adapter.core import cmqcfc as F  # noqa: N812
@@ -38,9 +38,6 @@ from adapter.core import pcf
 from adapter.pymqi import pcfserver
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
 from adapter.pymqi.pcfstructs import CFH, CFIF, CFIL, CFIN, CFSF, CFSL, CFST
-
-if TYPE_CHECKING:  # the connection PCFExecute works on (adapter.pymqi imports this module)
-    from adapter.pymqi import QueueManager
 
 _ENCODING = C.MQENC_NATIVE
 # Selectors pymqi sends as an MQCFIL even when given one int: its *_ATTRS parameters.
@@ -176,7 +173,7 @@ class PCFExecute:
 
     # Set by adapter.pymqi when it imports this module (this module cannot import it:
     # the package imports PCFExecute): the QueueManager class, which connects a name.
-    connector: Callable[[Any], QueueManager]
+    connector: Callable[[Any], pcfserver.AdminConnection]
 
     def __init__(
         self,
@@ -198,7 +195,7 @@ class PCFExecute:
         self._own = isinstance(name, (str, bytes))
         if not self._own and not hasattr(name, "get_handle"):
             raise PYIFError("PCFExecute needs a QueueManager or a queue manager name")
-        self.qm: QueueManager = type(self).connector(name) if self._own else name
+        self.qm: pcfserver.AdminConnection = type(self).connector(name) if self._own else name
         self.model_queue_name = model_queue_name
         self.reply_queue_name = reply_queue_name or model_queue_name
         self.dynamic_queue_name = dynamic_queue_name

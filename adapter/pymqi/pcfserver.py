@@ -39,7 +39,7 @@ than made up (MQIACF_Q_STATUS_ATTRS is accepted; what it asks beyond these is om
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from adapter.core import cmqc as C  # noqa: N812
 from adapter.core import cmqcfc as F  # noqa: N812
@@ -58,8 +58,19 @@ from adapter.core.pcfcommand import (
     responses,
 )
 
-if TYPE_CHECKING:  # the face's connection; pcfserver is imported by the face itself
-    from adapter.pymqi import QueueManager
+
+class AdminConnection(Protocol):
+    """The face's QueueManager as the command server uses it: its administration calls.
+    A protocol, not an import of the face, which imports this module."""
+
+    def define_queue(self, name: str, replace: bool = False, **attributes: Any) -> Any: ...
+    def alter_queue(self, name: str, force: bool = False, **attributes: Any) -> Any: ...
+    def delete_queue(self, name: str, purge: bool = False) -> None: ...
+    def clear_queue(self, name: str) -> None: ...
+    def queue_status(self, name: str) -> dict: ...
+    def inquire(self, selectors: int | list[int]) -> Any: ...
+    def get_handle(self) -> Any: ...
+
 
 # mqk's own QueueDef fields (no MQ selector) that COPY_Q copies with the MQ attributes.
 _MQK_FIELDS = ("partitions", "segment_size")
@@ -80,7 +91,7 @@ _STATUS = {  # INQUIRE_Q_STATUS: selector -> queue_status key (all the engine co
 class Server:
     """Runs PCF commands on the pymqi connection `qm`."""
 
-    def __init__(self, qm: QueueManager) -> None:
+    def __init__(self, qm: AdminConnection) -> None:
         self.qm = qm
         self.commands: dict[int, Callable[[Request], list[Values]]] = {
             F.MQCMD_INQUIRE_Q: self.inquire_q,
@@ -293,7 +304,7 @@ def _qtype(st: dict) -> int:
     return st["attributes"].get("queue_type", C.MQQT_LOCAL)
 
 
-def serve(qm: QueueManager, request: bytes, encoding: int) -> list[bytes]:
+def serve(qm: AdminConnection, request: bytes, encoding: int) -> list[bytes]:
     """The response messages to the PCF command message `request`."""
     parsed = pcf.parse(request, encoding)
     if isinstance(parsed, int):
