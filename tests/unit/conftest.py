@@ -63,3 +63,12 @@ def qmgr(world: World, qmgr_name: str):
     yield qm
     if qm._conn is not None:
         qm.disconnect()
+
+
+@pytest.fixture
+def other(world: World, qmgr_name: str):
+    """A second connection to the same queue manager (another application)."""
+    qm = pymqi.connect(qmgr_name)
+    yield qm
+    if qm._conn is not None:
+        qm.disconnect()

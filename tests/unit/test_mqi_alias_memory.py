@@ -44,15 +44,6 @@ def blank48(name: str) -> bytes:
 
 
 @pytest.fixture
-def other(world, qmgr_name):
-    """A second connection to the same queue manager (another application)."""
-    qm = pymqi.connect(qmgr_name)
-    yield qm
-    if qm._conn is not None:
-        qm.disconnect()
-
-
-@pytest.fixture
 def aliased(qmgr):
     """TARGET.Q (local) and ALIAS.Q -> TARGET.Q."""
     qmgr.define_queue("TARGET.Q")

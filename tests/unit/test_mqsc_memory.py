@@ -20,15 +20,6 @@ TEAM = Path(__file__).parents[1] / "mqsc" / "team.mqsc"
 LOCALS = 13
 
 
-@pytest.fixture
-def other(world, qmgr_name):
-    """A second connection to the same queue manager (another application)."""
-    qm = pymqi.connect(qmgr_name)
-    yield qm
-    if qm._conn is not None:
-        qm.disconnect()
-
-
 def run(qm, name: str, text: str) -> tuple[int, list[str]]:
     out: list[str] = []
     return mqsc.run(qm, name, text.splitlines(True), out.append), out

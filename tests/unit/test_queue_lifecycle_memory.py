@@ -31,15 +31,6 @@ def get(q, options: int = C.MQGMO_NO_SYNCPOINT) -> bytes:
     return q.get(None, pymqi.MD(), pymqi.GMO(Options=options))
 
 
-@pytest.fixture
-def other(world, qmgr_name):
-    """A second connection to the same queue manager (another application)."""
-    qm = pymqi.connect(qmgr_name)
-    yield qm
-    if qm._conn is not None:
-        qm.disconnect()
-
-
 # -- DELETE QLOCAL -------------------------------------------------------------------
 
 
