@@ -99,7 +99,7 @@ def _admin(args: argparse.Namespace) -> int:
                     f"DEFPRTY({a['def_priority']}) "
                     f"MSGDLVSQ({'FIFO' if a['msg_delivery_sequence'] else 'PRIORITY'}) "
                     f"{'SHARE' if a.get('shareable', True) else 'NOSHARE'} "
-                    f"DEFSOPT({'EXCL' if a.get('def_input_exclusive', True) else 'SHARED'}) "
+                    f"DEFSOPT({'EXCL' if a.get('def_input_exclusive', False) else 'SHARED'}) "
                     f"GET({'DISABLED' if a.get('get_inhibited') else 'ENABLED'}) "
                     f"PUT({'DISABLED' if a.get('put_inhibited') else 'ENABLED'}) "
                     f"PARTITIONS({a['partitions']})"
@@ -323,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--defsopt",
         choices=["EXCL", "SHARED"],
-        help="DEFSOPT: what MQOO_INPUT_AS_Q_DEF means (default EXCL, as MQ)",
+        help="DEFSOPT: what MQOO_INPUT_AS_Q_DEF means (default SHARED for a local queue, EXCL for a model, as MQ on Multiplatforms)",
     )
     p.add_argument(
         "--model",

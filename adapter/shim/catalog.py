@@ -62,7 +62,13 @@ class QueueDef:
     get_inhibited: bool = False  # GET(DISABLED)
     put_inhibited: bool = False  # PUT(DISABLED)
     shareable: bool = True  # SHARE / NOSHARE: may several handles open it for input
-    def_input_exclusive: bool = True  # DEFSOPT(EXCL) (MQ's default) / DEFSOPT(SHARED)
+    # DEFSOPT: what MQOO_INPUT_AS_Q_DEF opens. None: the type's default. IBM's DEFINE
+    # QLOCAL gives DEFSOPT(SHARED) on Multiplatforms (EXCL is z/OS's), DEFINE QMODEL
+    # gives DEFSOPT(EXCL) on every platform, so a dynamic queue made from the default
+    # model opens exclusively, as it does on MQ:
+    # https://www.ibm.com/docs/en/SSFKSJ_9.4.0/refadmin/q085710_.html (QLOCAL, note 4),
+    # https://www.ibm.com/docs/en/SSFKSJ_9.4.0/refadmin/q085720_.html (QMODEL).
+    def_input_exclusive: bool | None = None
     property_control: int = C.MQPROP_COMPATIBILITY  # PROPCTL (adapter/core/propctl.py)
     description: str = ""  # DESCR (MQCA_Q_DESC)
     # Triggering (TRIGGER/NOTRIGGER, TRIGTYPE, TRIGDPTH, TRIGMPRI, TRIGDATA, PROCESS,
@@ -98,6 +104,8 @@ class QueueDef:
         if self.definition_type is None:
             model = self.queue_type == C.MQQT_MODEL
             self.definition_type = C.MQQDT_TEMPORARY_DYNAMIC if model else C.MQQDT_PREDEFINED
+        if self.def_input_exclusive is None:
+            self.def_input_exclusive = self.queue_type == C.MQQT_MODEL
 
     @property
     def is_model(self) -> bool:

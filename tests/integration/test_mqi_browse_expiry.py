@@ -213,10 +213,10 @@ def test_cli_define_status_delete(mqk_servers, qmgr_name) -> None:
     status = mqk("status", qmgr_name, "CLI.Q")
     assert status.returncode == 0, status.stderr
     assert "CURDEPTH(0)" in status.stdout and "MAXDEPTH(7)" in status.stdout
-    assert "SHARE DEFSOPT(EXCL)" in status.stdout  # MQ's defaults
-    shared = mqk("define", qmgr_name, "CLI.S", "--noshare", "--defsopt", "SHARED")
-    assert shared.returncode == 0, shared.stderr
-    assert "NOSHARE DEFSOPT(SHARED)" in mqk("status", qmgr_name, "CLI.S").stdout
+    assert "SHARE DEFSOPT(SHARED)" in status.stdout  # MQ's defaults on Multiplatforms
+    excl = mqk("define", qmgr_name, "CLI.S", "--noshare", "--defsopt", "EXCL")
+    assert excl.returncode == 0, excl.stderr
+    assert "NOSHARE DEFSOPT(EXCL)" in mqk("status", qmgr_name, "CLI.S").stdout
     again = mqk("define", qmgr_name, "CLI.Q")
     assert again.returncode != 0 and "4001" in again.stderr and "Traceback" not in again.stderr
     gone = mqk("delete", qmgr_name, "CLI.Q")

@@ -230,7 +230,7 @@ def test_deferred_open_and_open_options_enforced(qmgr) -> None:
     with pytest.raises(pymqi.MQMIError) as exc:
         reader.put(b"no")
     assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NOT_OPEN_FOR_OUTPUT)
-    reader.close()  # INPUT_AS_Q_DEF on a DEFSOPT(EXCL) queue (MQ's default) is exclusive
+    reader.close()
     browse_only = pymqi.Queue(qmgr, "Q.DEFER", C.MQOO_INPUT_SHARED)
     with pytest.raises(pymqi.MQMIError) as exc:
         browse_only.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_BROWSE_FIRST))

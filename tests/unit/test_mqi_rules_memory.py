@@ -186,12 +186,31 @@ def test_noshare_and_defsopt_decide_what_shared_and_as_q_def_mean(qmgr) -> None:
     qmgr.define_queue("Q.NOSHARE", shareable=False, def_input_exclusive=False)
     held.append(pymqi.Queue(qmgr, "Q.NOSHARE", C.MQOO_INPUT_SHARED))
     fails(lambda: pymqi.Queue(qmgr, "Q.NOSHARE", C.MQOO_INPUT_SHARED), 2042)
-    qmgr.define_queue("Q.DEFEXCL")  # DEFSOPT(EXCL), MQ's default
+    qmgr.define_queue("Q.DEFEXCL", def_input_exclusive=True)  # DEFSOPT(EXCL)
     held.append(pymqi.Queue(qmgr, "Q.DEFEXCL", C.MQOO_INPUT_AS_Q_DEF))
     fails(lambda: pymqi.Queue(qmgr, "Q.DEFEXCL", C.MQOO_INPUT_SHARED), 2042)
-    qmgr.define_queue("Q.DEFSHARED", def_input_exclusive=False)
+    qmgr.define_queue("Q.DEFSHARED")  # DEFSOPT(SHARED): a local queue's default
     held += [pymqi.Queue(qmgr, "Q.DEFSHARED", C.MQOO_INPUT_AS_Q_DEF) for _ in range(2)]
     assert qmgr.queue_status("Q.DEFSHARED")["open_input_count"] == 2
+
+
+def test_defsopt_defaults_are_shared_for_a_local_queue_and_excl_for_a_model(qmgr) -> None:
+    """DEFINE QLOCAL: DEFSOPT(SHARED) on Multiplatforms; DEFINE QMODEL: DEFSOPT(EXCL),
+    which the dynamic queues made from it inherit (IBM's DEFINE QLOCAL / QMODEL)."""
+    qmgr.define_queue("Q.PLAIN")
+    q = pymqi.Queue(qmgr, "Q.PLAIN", C.MQOO_INQUIRE)
+    assert q.inquire(C.MQIA_DEF_INPUT_OPEN_OPTION) == C.MQOO_INPUT_SHARED
+    held = [pymqi.Queue(qmgr, "Q.PLAIN", C.MQOO_INPUT_AS_Q_DEF) for _ in range(2)]
+    assert qmgr.queue_status("Q.PLAIN")["open_input_count"] == 2
+    qmgr.define_queue("Q.MODEL.EXCL", queue_type=C.MQQT_MODEL)
+    od = pymqi.OD(ObjectName=b"Q.MODEL.EXCL", DynamicQName=b"DYN.*")
+    dyn = pymqi.Queue(qmgr, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INQUIRE)
+    assert dyn.inquire(C.MQIA_DEF_INPUT_OPEN_OPTION) == C.MQOO_INPUT_EXCLUSIVE
+    name = od.ObjectName.rstrip(b"\0 ").decode()
+    fails(lambda: pymqi.Queue(qmgr, name, C.MQOO_INPUT_SHARED), C.MQRC_OBJECT_IN_USE)
+    dyn.close()
+    for h in held:
+        h.close()
 
 
 def test_a_dead_exclusive_holder_releases_the_queue_after_its_lease(world, qmgr, qmgr_name) -> None:

@@ -37,7 +37,9 @@ def test_the_alias_rows_are_the_engines_alias_attributes() -> None:
 def test_the_defaults_render_as_mqs_defaults() -> None:
     q = QueueDef(name="Q")
     shown = {a.keyword: a.render(getattr(q, a.field)) for a in QA.ATTRIBUTES if a.field}
-    assert shown["DEFPSIST"] == "DEFPSIST(NO)" and shown["DEFSOPT"] == "DEFSOPT(EXCL)"
+    assert shown["DEFPSIST"] == "DEFPSIST(NO)" and shown["DEFSOPT"] == "DEFSOPT(SHARED)"
+    model = QueueDef(name="M", queue_type=C.MQQT_MODEL)  # DEFINE QMODEL's is EXCL
+    assert QA.BY_KEYWORD["DEFSOPT"].render(model.def_input_exclusive) == "DEFSOPT(EXCL)"
     assert shown["SHARE"] == "SHARE" and shown["TRIGGER"] == "NOTRIGGER"
     assert shown["DESCR"] == "DESCR( )" and shown["MAXDEPTH"] == "MAXDEPTH(5000)"
     assert shown["MSGDLVSQ"] == "MSGDLVSQ(PRIORITY)" and shown["PROPCTL"] == "PROPCTL(COMPAT)"
