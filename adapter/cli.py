@@ -323,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--defsopt",
         choices=["EXCL", "SHARED"],
-        help="DEFSOPT: what MQOO_INPUT_AS_Q_DEF means (default SHARED for a local queue, EXCL for a model, as MQ on Multiplatforms)",
+        help="DEFSOPT: what MQOO_INPUT_AS_Q_DEF means (default SHARED; a model's EXCL)",
     )
     p.add_argument(
         "--model",
