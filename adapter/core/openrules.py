@@ -148,3 +148,25 @@ def input_exclusive(options: int, shareable: bool, default_exclusive: bool) -> b
     if options & C.MQOO_INPUT_AS_Q_DEF:
         return default_exclusive
     return False
+
+
+# What MQOPEN of a remote queue may ask: a message goes to a transmission queue, so
+# only putting (and its context), and MQINQ of the local definition when one was opened.
+_REMOTE_OPTIONS = (
+    C.MQOO_OUTPUT
+    | _OPEN_CONTEXT
+    | _BIND
+    | C.MQOO_ALTERNATE_USER_AUTHORITY
+    | C.MQOO_FAIL_IF_QUIESCING
+    | C.MQOO_RESOLVE_LOCAL_Q
+)
+
+
+def remote_open_error(options: int, *, by_definition: bool) -> int | None:
+    """MQOPEN of a remote queue: MQRC_OPTION_NOT_VALID_FOR_TYPE (2045) for input,
+    browse, set or read-ahead options ("MQOPEN options", the queue types each option
+    applies to: https://www.ibm.com/docs/SSFKSJ_9.4.0/refdev/q101040_.html); MQOO_INQUIRE
+    only when the application opened a local definition of the remote queue (QREMOTE)
+    rather than naming another queue manager in ObjectQMgrName."""
+    allowed = _REMOTE_OPTIONS | (C.MQOO_INQUIRE if by_definition else 0)
+    return C.MQRC_OPTION_NOT_VALID_FOR_TYPE if options & ~allowed else None

@@ -20,10 +20,10 @@ Keywords, values, ranges and the types each parameter applies to are IBM's:
 
 Attributes MQ users write but whose only value is what mqk does anyway are `fixed`:
 accepted with that value (anything else fails, naming the attribute) and displayed,
-never stored. They are USAGE(NORMAL) (no transmission queues), DEFBIND(OPEN) (no
-clusters, so no binding choice), TARGTYPE(QUEUE) (alias queues of topics are not
-implemented) and HARDENBO / NOHARDENBO: the backout count of a message lives in the
-durable ack log and state store and survives a restart either way, so both are accepted
+never stored. They are DEFBIND(OPEN) (no clusters, so no binding choice),
+TARGTYPE(QUEUE) (alias queues of topics are not implemented) and HARDENBO / NOHARDENBO:
+the backout count of a message lives in the durable ack log and state store and
+survives a restart either way, so both are accepted
 and HARDENBO is displayed (what mqk does). Every other keyword MQ knows for queues is in
 UNSUPPORTED: a command using one fails, naming it; it is never skipped.
 """
@@ -36,12 +36,13 @@ from typing import Any
 
 from adapter.core import cmqc as C  # noqa: N812
 
-LOCAL, MODEL, ALIAS = C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS
+LOCAL, MODEL, ALIAS, REMOTE = C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS, C.MQQT_REMOTE
 _LM = frozenset({LOCAL, MODEL})
 _LMA = frozenset({LOCAL, MODEL, ALIAS})
+_ALL = frozenset({LOCAL, MODEL, ALIAS, REMOTE})
 _MAX = 999_999_999
 
-QUEUE_TYPES = {"QLOCAL": LOCAL, "QMODEL": MODEL, "QALIAS": ALIAS}
+QUEUE_TYPES = {"QLOCAL": LOCAL, "QMODEL": MODEL, "QALIAS": ALIAS, "QREMOTE": REMOTE}
 TYPE_NAMES = {v: k for k, v in QUEUE_TYPES.items()}
 
 
@@ -149,22 +150,23 @@ _DISABLED = ("DISABLED", True)
 
 ATTRIBUTES: tuple[QueueAttr, ...] = (
     # What DISPLAY shows of every queue and never takes on DEFINE / ALTER.
-    _enum("TYPE", C.MQIA_Q_TYPE, "queue_type", _LMA,
+    _enum("TYPE", C.MQIA_Q_TYPE, "queue_type", _ALL,
           *((n, t, t) for n, t in QUEUE_TYPES.items()), settable=False),
     _int("CURDEPTH", C.MQIA_CURRENT_Q_DEPTH, None, {LOCAL}, settable=False),
     _int("IPPROCS", C.MQIA_OPEN_INPUT_COUNT, None, {LOCAL}, settable=False),
     _int("OPPROCS", C.MQIA_OPEN_OUTPUT_COUNT, None, {LOCAL}, settable=False),
-    # Every queue type.
-    _str("DESCR", C.MQCA_Q_DESC, "description", _LMA, length=C.MQ_Q_DESC_LENGTH),
+    # Every queue type (DEFINE QREMOTE's common attributes: DESCR, PUT, DEFPRTY,
+    # DEFPSIST, DEFPRESP).
+    _str("DESCR", C.MQCA_Q_DESC, "description", _ALL, length=C.MQ_Q_DESC_LENGTH),
     _enum("GET", C.MQIA_INHIBIT_GET, "get_inhibited", _LMA,
           (*_ENABLED, C.MQQA_GET_ALLOWED), (*_DISABLED, C.MQQA_GET_INHIBITED)),
-    _enum("PUT", C.MQIA_INHIBIT_PUT, "put_inhibited", _LMA,
+    _enum("PUT", C.MQIA_INHIBIT_PUT, "put_inhibited", _ALL,
           (*_ENABLED, C.MQQA_PUT_ALLOWED), (*_DISABLED, C.MQQA_PUT_INHIBITED)),
-    _int("DEFPRTY", C.MQIA_DEF_PRIORITY, "def_priority", _LMA, 0, 9),
-    _enum("DEFPSIST", C.MQIA_DEF_PERSISTENCE, "def_persistence", _LMA,
+    _int("DEFPRTY", C.MQIA_DEF_PRIORITY, "def_priority", _ALL, 0, 9),
+    _enum("DEFPSIST", C.MQIA_DEF_PERSISTENCE, "def_persistence", _ALL,
           ("NO", C.MQPER_NOT_PERSISTENT, C.MQPER_NOT_PERSISTENT),
           ("YES", C.MQPER_PERSISTENT, C.MQPER_PERSISTENT)),
-    _enum("DEFPRESP", C.MQIA_DEF_PUT_RESPONSE_TYPE, "def_put_response", _LMA,
+    _enum("DEFPRESP", C.MQIA_DEF_PUT_RESPONSE_TYPE, "def_put_response", _ALL,
           ("SYNC", C.MQPRT_SYNC_RESPONSE, C.MQPRT_SYNC_RESPONSE),
           ("ASYNC", C.MQPRT_ASYNC_RESPONSE, C.MQPRT_ASYNC_RESPONSE)),
     # DEFREADA(DISABLED) is not kept (the field is a yes/no): it fails as a bad value.
@@ -205,11 +207,17 @@ ATTRIBUTES: tuple[QueueAttr, ...] = (
           ("PERMDYN", C.MQQDT_PERMANENT_DYNAMIC, C.MQQDT_PERMANENT_DYNAMIC),
           ("TEMPDYN", C.MQQDT_TEMPORARY_DYNAMIC, C.MQQDT_TEMPORARY_DYNAMIC),
           settable_types=frozenset({MODEL}), shown_only=("PREDEFINED",)),
+    _enum("USAGE", C.MQIA_USAGE, "usage", _LM, ("NORMAL", C.MQUS_NORMAL, C.MQUS_NORMAL),
+          ("XMITQ", C.MQUS_TRANSMISSION, C.MQUS_TRANSMISSION)),
     # Alias queues.
     _str("TARGET", C.MQCA_BASE_OBJECT_NAME, "target", {ALIAS}, synonyms=("TARGQ",)),
+    # Local definitions of remote queues (and queue-manager aliases: RNAME blank).
+    _str("RNAME", C.MQCA_REMOTE_Q_NAME, "remote_q_name", {REMOTE}),
+    _str("RQMNAME", C.MQCA_REMOTE_Q_MGR_NAME, "remote_q_mgr_name", {REMOTE},
+         length=C.MQ_Q_MGR_NAME_LENGTH),
+    _str("XMITQ", C.MQCA_XMIT_Q_NAME, "xmit_q_name", {REMOTE}),
     # Fixed: accepted with the one value mqk has, displayed, not stored (see above).
-    _enum("USAGE", C.MQIA_USAGE, None, _LM, ("NORMAL", None, C.MQUS_NORMAL), fixed=True),
-    _enum("DEFBIND", C.MQIA_DEF_BIND, None, {LOCAL, ALIAS},
+    _enum("DEFBIND", C.MQIA_DEF_BIND, None, {LOCAL, ALIAS, REMOTE},
           ("OPEN", None, C.MQBND_BIND_ON_OPEN), fixed=True),
     _enum("TARGTYPE", C.MQIA_BASE_TYPE, None, {ALIAS}, ("QUEUE", None, C.MQOT_Q), fixed=True),
     _flag("HARDENBO", C.MQIA_HARDEN_GET_BACKOUT, None, _LM,
@@ -221,7 +229,7 @@ UNSUPPORTED = frozenset({
     "ACCTQ", "CAPEXPRY", "CFSTRUCT", "CLCHNAME", "CLUSNL", "CLUSTER", "CLWLPRTY", "CLWLRANK",
     "CLWLUSEQ", "CUSTOM", "IMGRCOVQ", "INDXTYPE", "MAXFSIZE", "MONQ", "NPMCLASS", "QDEPTHHI",
     "QDEPTHLO", "QDPHIEV", "QDPLOEV", "QDPMAXEV", "QSGDISP", "QSVCIEV", "QSVCINT", "RETINTVL",
-    "RNAME", "RQMNAME", "SCOPE", "STATQ", "STGCLASS", "STREAMQ", "STRMQOS", "XMITQ",
+    "SCOPE", "STATQ", "STGCLASS", "STREAMQ", "STRMQOS",
 })  # fmt: skip
 """Queue keywords of MQSC that mqk does not implement: a command naming one fails."""
 
@@ -251,8 +259,8 @@ _DISPLAY_ORDER = (
     "TYPE", "BOQNAME", "BOTHRESH", "CURDEPTH", "DEFBIND", "DEFPRTY", "DEFPSIST", "DEFPRESP",
     "DEFREADA", "DEFSOPT", "DEFTYPE", "DESCR", "DISTL", "GET", "HARDENBO", "INITQ",
     "IPPROCS", "MAXDEPTH", "MAXMSGL", "MSGDLVSQ", "TRIGGER", "OPPROCS", "PROCESS", "PUT",
-    "PROPCTL", "SHARE", "TARGET", "TARGTYPE", "TRIGDATA", "TRIGDPTH", "TRIGMPRI", "TRIGTYPE",
-    "USAGE",
+    "PROPCTL", "RQMNAME", "RNAME", "SHARE", "TARGET", "TARGTYPE", "TRIGDATA", "TRIGDPTH",
+    "TRIGMPRI", "TRIGTYPE", "USAGE", "XMITQ",
 )  # fmt: skip
 
 

@@ -49,8 +49,9 @@ from adapter.pymqi.structs import (
     pmo,
 )
 from adapter.pymqi.structs_ext import BNO, CBC, CBD, CD, CTLO, SCO, STS, bno, cd, sco, sts
+from adapter.pymqi.xqh import XQH
 from adapter.shim import attributes as _attributes
-from adapter.shim.catalog import QueueDef, check_alias_attributes
+from adapter.shim.catalog import REMOTE_ATTRIBUTES, QueueDef, check_alias_attributes
 from adapter.shim.connection import Connection
 from adapter.shim.qmgrdef import QMgrDef
 
@@ -72,6 +73,7 @@ __all__ = [
     "CNO",
     "CSP",
     "DLH",
+    "XQH",
     "CTLO",
     "SCO",
     "STS",
@@ -142,7 +144,11 @@ def _resolved_names(queue: str, qmgr: str) -> tuple[bytes, bytes]:
 
 def _resolved(handle) -> tuple[bytes, bytes]:
     """ResolvedQName / ResolvedQMgrName of a queue handle (a local queue: itself; an
-    alias: its target, as MQPUT and MQGET return them)."""
+    alias: its target, as MQPUT and MQGET return them; a remote queue: the destination
+    queue and queue manager, RNAME and RQMNAME)."""
+    route = handle.remote
+    if route is not None:
+        return _resolved_names(route.remote_q, route.remote_qmgr)
     return _resolved_names(handle.name, handle.svc.qmgr)
 
 
@@ -438,12 +444,19 @@ class QueueManager:
         """DEFINE QLOCAL, or DEFINE QMODEL with `queue_type=CMQC.MQQT_MODEL` (and
         `definition_type` MQQDT_TEMPORARY_DYNAMIC, MQ's default, or
         MQQDT_PERMANENT_DYNAMIC), or DEFINE QALIAS with `queue_type=CMQC.MQQT_ALIAS`,
-        `target=` (TARGET) and only the attributes an alias has (catalog.ALIAS_ATTRIBUTES).
-        Dynamic queues are made by MQOPEN of a model only."""
+        `target=` (TARGET) and only the attributes an alias has (catalog.ALIAS_ATTRIBUTES),
+        or DEFINE QREMOTE with `queue_type=CMQC.MQQT_REMOTE`, `remote_q_name=` (RNAME),
+        `remote_q_mgr_name=` (RQMNAME), `xmit_q_name=` (XMITQ) and the attributes of
+        catalog.REMOTE_ATTRIBUTES. `usage=CMQC.MQUS_TRANSMISSION` makes a local queue a
+        transmission queue (USAGE(XMITQ)). Dynamic queues are made by MQOPEN of a model only."""
         if "creator" in attributes:
             raise ValueError("unknown queue attribute: creator")
         if attributes.get("queue_type") == _C.MQQT_ALIAS:
             check_alias_attributes(set(attributes) - {"queue_type"})
+        if attributes.get("queue_type") == _C.MQQT_REMOTE:
+            foreign = set(attributes) - REMOTE_ATTRIBUTES - {"queue_type"}
+            if foreign:
+                raise ValueError(f"attributes a remote queue does not have: {sorted(foreign)}")
         try:
             qdef = QueueDef(name=_name(name), **attributes)
         except TypeError as exc:

@@ -1,4 +1,7 @@
-"""The alias side of a queue handle opened through an alias queue.
+"""The alias side of a queue handle opened through an alias queue, or through a local
+definition of a remote queue (QREMOTE: the handle works on its transmission queue, and
+the definition plays the alias's part: its defaults, its PUT(DISABLED), its open count,
+MQINQ of its attributes; its resolution is RNAME, RQMNAME and XMITQ).
 
 MQOPEN of an alias resolves it to its target once (Connection.open); the handle then
 works on the target's messages with the attributes catalog.through_alias gives it. This
@@ -41,7 +44,7 @@ class AliasBinding:
         self.catalog = catalog
         self.qdef = alias
         self.name = alias.name
-        self.target = alias.target  # the resolution made at MQOPEN
+        self.target = _resolution(alias)  # the resolution made at MQOPEN
         self.state = store.queue(alias.name)
         self.handle_id = handle_id
         self._mark = catalog.mark_of(alias.name)
@@ -72,10 +75,24 @@ class AliasBinding:
         if mark == self._mark:
             return False
         alias = self.catalog.lookup(self.name, refresh=True)
-        same = alias is not None and alias.is_alias and alias.incarnation == self.qdef.incarnation
-        reason = target_changed_error(self.target, alias.target if same else None)
+        same = (
+            alias is not None
+            and alias.queue_type == self.qdef.queue_type
+            and alias.incarnation == self.qdef.incarnation
+        )
+        reason = target_changed_error(self.target, _resolution(alias) if same else None)
         if reason is not None:
             raise fail(reason)
         self.qdef, self._mark = alias, self.catalog.mark_of(self.name)
         self.changed = True
         return True
+
+
+def _resolution(definition: QueueDef) -> str:
+    """What MQOPEN resolved through the definition: an alias's TARGET; a remote queue's
+    RNAME, RQMNAME and XMITQ."""
+    if definition.is_remote:
+        return "\0".join(
+            (definition.remote_q_name, definition.remote_q_mgr_name, definition.xmit_q_name)
+        )
+    return definition.target

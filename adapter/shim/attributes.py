@@ -89,7 +89,7 @@ def _definition_values(q: QueueDef) -> dict[int, Any]:
         C.MQIA_TRIGGER_DEPTH: q.trigger_depth,
         C.MQIA_TRIGGER_MSG_PRIORITY: q.trigger_msg_priority,
         C.MQIA_TRIGGER_TYPE: q.trigger_type,
-        C.MQIA_USAGE: C.MQUS_NORMAL,  # no transmission queues yet
+        C.MQIA_USAGE: q.usage,
         C.MQIA_BASE_TYPE: C.MQOT_Q,  # TARGTYPE(QUEUE): topics come later
         C.MQCA_BASE_Q_NAME: q.target,
         C.MQCA_Q_NAME: q.name,
@@ -98,6 +98,9 @@ def _definition_values(q: QueueDef) -> dict[int, Any]:
         C.MQCA_INITIATION_Q_NAME: q.initiation_q_name,
         C.MQCA_PROCESS_NAME: q.process_name,
         C.MQCA_TRIGGER_DATA: q.trigger_data,
+        C.MQCA_REMOTE_Q_NAME: q.remote_q_name,
+        C.MQCA_REMOTE_Q_MGR_NAME: q.remote_q_mgr_name,
+        C.MQCA_XMIT_Q_NAME: q.xmit_q_name,
     }
 
 

@@ -99,6 +99,15 @@ class QueueDef:
     # An alias queue's TARGET (TARGQ, MQCA_BASE_Q_NAME): the queue it resolves to at
     # MQOPEN. Blank is MQ's default (MQOPEN then gives MQRC_UNKNOWN_ALIAS_BASE_Q).
     target: str = ""
+    # USAGE of a local or model queue: MQUS_NORMAL, or MQUS_TRANSMISSION for a
+    # transmission queue (its messages carry an MQXQH: adapter/core/xqh.py).
+    usage: int = C.MQUS_NORMAL
+    # A local definition of a remote queue (QREMOTE): RNAME, RQMNAME and XMITQ
+    # (MQCA_REMOTE_Q_NAME, MQCA_REMOTE_Q_MGR_NAME, MQCA_XMIT_Q_NAME). RNAME blank makes
+    # it a queue-manager alias (core/resolution.py).
+    remote_q_name: str = ""
+    remote_q_mgr_name: str = ""
+    xmit_q_name: str = ""
 
     def __post_init__(self) -> None:
         if self.definition_type is None:
@@ -114,6 +123,10 @@ class QueueDef:
     @property
     def is_alias(self) -> bool:
         return self.queue_type == C.MQQT_ALIAS
+
+    @property
+    def is_remote(self) -> bool:
+        return self.queue_type == C.MQQT_REMOTE
 
     @property
     def has_storage(self) -> bool:
@@ -156,12 +169,24 @@ class QueueDef:
             raise ValueError("segment_size must be at least 16 bytes")
         if self.property_control not in PROPCTL_VALUES:
             raise ValueError("property_control must be an MQPROP_* value")
-        if self.queue_type not in (C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS):
-            raise ValueError("queue_type must be MQQT_LOCAL, MQQT_MODEL or MQQT_ALIAS")
+        if self.queue_type not in (C.MQQT_LOCAL, C.MQQT_MODEL, C.MQQT_ALIAS, C.MQQT_REMOTE):
+            raise ValueError("queue_type must be MQQT_LOCAL, MQQT_MODEL, MQQT_ALIAS or MQQT_REMOTE")
+        remote = (self.remote_q_name, self.remote_q_mgr_name, self.xmit_q_name)
+        if any(remote) and not self.is_remote:
+            raise ValueError("RNAME, RQMNAME and XMITQ are attributes of a remote queue")
+        if max(len(self.remote_q_name), len(self.xmit_q_name)) > C.MQ_Q_NAME_LENGTH:
+            raise ValueError(f"remote_q_name, xmit_q_name: at most {C.MQ_Q_NAME_LENGTH}")
+        if len(self.remote_q_mgr_name) > C.MQ_Q_MGR_NAME_LENGTH:
+            raise ValueError(f"remote_q_mgr_name: at most {C.MQ_Q_MGR_NAME_LENGTH}")
+        if self.usage not in (C.MQUS_NORMAL, C.MQUS_TRANSMISSION):
+            raise ValueError("usage must be MQUS_NORMAL or MQUS_TRANSMISSION")
+        xmitq = self.usage == C.MQUS_TRANSMISSION
+        if xmitq and self.queue_type not in (C.MQQT_LOCAL, C.MQQT_MODEL):
+            raise ValueError("USAGE(XMITQ) is an attribute of a local or model queue")
         if len(self.target) > C.MQ_Q_NAME_LENGTH or (self.target and not self.is_alias):
             raise ValueError("target is the TARGET of an alias queue, 0-48 characters")
-        if self.is_alias and self.definition_type != C.MQQDT_PREDEFINED:
-            raise ValueError("an alias queue is predefined")
+        if (self.is_alias or self.is_remote) and self.definition_type != C.MQQDT_PREDEFINED:
+            raise ValueError("an alias or remote queue is predefined")
         if self.is_model and self.definition_type not in _DYNAMIC:
             raise ValueError("a model queue's definition_type is TEMPDYN or PERMDYN")
         if not self.is_model and self.definition_type not in (C.MQQDT_PREDEFINED, *_DYNAMIC):
@@ -231,6 +256,7 @@ ALTERABLE = frozenset(
         "process_name",
         "initiation_q_name",
         "dist_lists",
+        "usage",
     }
 )
 # The defaults an alias carries itself and gives to whoever opens it (the target's own
@@ -245,6 +271,19 @@ ALIAS_DEFAULTS = (
 # Every attribute of an alias queue (DEFINE / ALTER QALIAS), besides its name and type.
 ALIAS_ATTRIBUTES = frozenset(
     {*ALIAS_DEFAULTS, "get_inhibited", "put_inhibited", "description", "target"}
+)
+# Every attribute of a local definition of a remote queue (DEFINE / ALTER QREMOTE).
+REMOTE_ATTRIBUTES = frozenset(
+    {
+        "def_persistence",
+        "def_priority",
+        "def_put_response",
+        "put_inhibited",
+        "description",
+        "remote_q_name",
+        "remote_q_mgr_name",
+        "xmit_q_name",
+    }
 )
 
 
@@ -347,6 +386,10 @@ class Catalog:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
         if qdef.is_alias:
             check_alias_attributes(set(changes))
+        elif qdef.is_remote:
+            foreign = set(changes) - REMOTE_ATTRIBUTES
+            if foreign:
+                raise ValueError(f"attributes a remote queue does not have: {sorted(foreign)}")
         else:
             unknown = set(changes) - ALTERABLE
             if unknown:

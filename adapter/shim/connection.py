@@ -29,9 +29,15 @@ from adapter.core.openrules import (
     needs_alternate_user_authority,
     needs_context_authority,
     open_options_error,
+    remote_open_error,
 )
 from adapter.core.qmgrrules import RunState, handle_error
-from adapter.core.resolution import alias_base_error, object_qmgr_error
+from adapter.core.resolution import (
+    RemoteRoute,
+    ResolutionError,
+    alias_base_error,
+    resolve_remote,
+)
 from adapter.core.selector import compile_selector
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import SYSTEM, Clock
@@ -210,7 +216,9 @@ class Connection:
         selector = compile_selector(selection_string)
         if selector is not None and not options & (INPUT | C.MQOO_BROWSE):
             raise fail(C.MQRC_SELECTOR_INVALID_FOR_TYPE)  # it selects what gets see
-        self._resolve_qmgr(object_qmgr)
+        route = self._route(name, object_qmgr)
+        if route is not None:
+            return self._open_remote(name, object_qmgr, route, options)
         qdef = self.lookup_queue(name)  # the current one: its definition mark says so
         if qdef is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
@@ -234,17 +242,36 @@ class Connection:
             self.services.dynamic.delete(dynamic)  # no handle: nobody would delete it
             raise
 
-    def _resolve_qmgr(self, object_qmgr: str) -> None:
-        """MQOD ObjectQMgrName: blank or this queue manager resolves here; any other
-        name fails until distributed queuing exists (2087, or 2092 for a local queue's
-        name, which would have to be a transmission queue)."""
-        if object_qmgr in ("", self.qmgr):
-            return
-        named = self.lookup_queue(object_qmgr) if len(object_qmgr) <= C.MQ_Q_NAME_LENGTH else None
-        is_local = named is not None and named.has_storage
-        reason = object_qmgr_error(object_qmgr, self.qmgr, is_local_queue=is_local)
+    def _route(self, name: str, object_qmgr: str) -> RemoteRoute | None:
+        """Where MQOPEN's ObjectName / ObjectQMgrName lead (core/resolution.py): None
+        for a queue of this queue manager, else the remote route; MQ's reasons (2087,
+        2091, 2092, 2184, 2196-2199) when neither resolves."""
+        try:
+            return resolve_remote(
+                name, object_qmgr, self.qmgr, self.qmgr_def().def_xmit_q, self.lookup_queue
+            )
+        except ResolutionError as err:
+            raise fail(err.reason) from None
+
+    def _open_remote(
+        self, name: str, object_qmgr: str, route: RemoteRoute, options: int
+    ) -> QueueHandle:
+        """MQOPEN of a remote queue: a handle on its transmission queue whose puts carry
+        an MQXQH; through a QREMOTE definition, that definition is the opened object (its
+        defaults, PUT(DISABLED), open count and MQINQ), as an alias is."""
+        definition = self.lookup_queue(name) if object_qmgr in ("", self.qmgr) else None
+        reason = remote_open_error(options, by_definition=definition is not None)
         if reason is not None:
             raise fail(reason)
+        xmit_q = self.lookup_queue(route.xmit_q)
+        if xmit_q is None:  # deleted since the resolution a moment ago
+            raise fail(C.MQRC_UNKNOWN_XMIT_Q)
+        self.check_context_authority(options)
+        self.check_alternate_user_authority(options)
+        mark = self.catalog.mark_of(xmit_q.name)
+        return QueueHandle(
+            self.services, xmit_q, options, mark, alias=definition, remote=route, object_name=name
+        )
 
     def _alias_target(self, alias: QueueDef) -> QueueDef:
         """The local queue an alias resolves to at MQOPEN (2082 / 2001 otherwise)."""

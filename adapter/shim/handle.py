@@ -15,6 +15,7 @@ from adapter.core.calls import GetRequest, GetResult, PutRequest, PutResult
 from adapter.core.dynamic import DELETE_OPTIONS, close_options_error
 from adapter.core.errors import MQMIError, fail
 from adapter.core.openrules import input_exclusive
+from adapter.core.resolution import RemoteRoute
 from adapter.core.selector import Selector
 from adapter.shim.alias import AliasBinding
 from adapter.shim.catalog import QueueDef, incarnation, through_alias
@@ -38,15 +39,22 @@ class QueueHandle:
         ids: tuple[int, str] | None = None,
         selector: Selector | None = None,
         alias: QueueDef | None = None,
+        remote: RemoteRoute | None = None,
+        object_name: str | None = None,
     ) -> None:
         """`mark`: the definition mark `qdef` is current under (Catalog.lookup); `ids`:
         the (Hobj, state id) the connection drew before creating the dynamic queue this
         handle opens (the queue records its creator); `selector`: the compiled MQOD
-        SelectionString; `alias`: the alias queue opened, which resolved to `qdef`."""
+        SelectionString; `alias`: the alias queue opened, which resolved to `qdef` (or the
+        QREMOTE definition opened, which resolved to the transmission queue `qdef`);
+        `remote`: where the messages put go (the handle then works on the transmission
+        queue, each message wrapped in an MQXQH); `object_name`: the name opened, when
+        neither `qdef` nor `alias` has it (ObjectName at another ObjectQMgrName)."""
         self.svc = svc
         self.base = qdef  # the local queue's own definition
         self.name = qdef.name
-        self.object_name = alias.name if alias is not None else qdef.name  # as opened
+        self.object_name = object_name or (alias.name if alias is not None else qdef.name)
+        self.remote = remote
         self.options = options
         self.hobj, self.handle_id = ids or svc.new_handle_id()
         self.alias = AliasBinding(svc.catalog, svc.store, alias, self.handle_id) if alias else None
@@ -57,7 +65,7 @@ class QueueHandle:
         self.state = svc.store.queue(qdef.name)
         self._mark = mark
         self.gone = False  # its queue was deleted: every call but MQCLOSE is MQRC_Q_DELETED
-        self.putter = Putter(svc, qdef, options, self.state)
+        self.putter = Putter(svc, qdef, options, self.state, remote)
         self.ahead = ReadAheadBuffer(svc, qdef, options, self.state)
         if selector is not None:
             # Reading ahead takes a run of messages whatever their properties.

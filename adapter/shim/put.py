@@ -17,7 +17,7 @@ from mqk_avro import codec
 from adapter import config
 from adapter.core import cmqc as C
 from adapter.core import expiry as exp
-from adapter.core import propwire, putprops
+from adapter.core import propwire, putprops, xqh
 from adapter.core.calls import PutRequest, PutResult
 from adapter.core.convert import QMGR_CCSID
 from adapter.core.errors import fail
@@ -28,6 +28,7 @@ from adapter.core.pcf import pcf_error
 from adapter.core.putrules import PutCursor, close_outcome, plan_put, put_options_error
 from adapter.core.qmgrrules import MIN_QMGR_MAX_MSG_LENGTH, msg_length_error
 from adapter.core.reports import Kind, wants_coa
+from adapter.core.resolution import RemoteRoute
 from adapter.core.segmentation import segment_message
 from adapter.core.text import mqstr
 from adapter.shim import naming, records
@@ -53,8 +54,16 @@ _GROUPED = C.MQMF_MSG_IN_GROUP | C.MQMF_LAST_MSG_IN_GROUP
 class Putter:
     """The MQPUT half of an open queue: its put cursor (group and segment state)."""
 
-    def __init__(self, svc: Services, qdef: QueueDef, options: int, state: QueueState) -> None:
+    def __init__(
+        self,
+        svc: Services,
+        qdef: QueueDef,
+        options: int,
+        state: QueueState,
+        remote: RemoteRoute | None = None,
+    ) -> None:
         self.svc = svc
+        self.remote = remote  # a remote queue's route: `qdef` is its transmission queue
         self.qdef = qdef
         self.name = qdef.name
         self.options = options
@@ -252,13 +261,21 @@ class Putter:
         }
         topic = self._topics[min(priority, 9)]
         out = records.build(topic, plan, pieces, fields, context, payload, msg_id, svc.new_msg_id)
+        if self.remote is not None:
+            out = self._for_transmission(out)
         if in_uow:  # invisible to read_committed getters until the transaction commits
             svc.txn.put(self.name, out)
         elif self._async_response(opts):
             svc.pump.send_async(self.name, out)
         else:
             svc.pump.send_sync(self.name, out)
-        if req.report & C.MQRO_COA and wants_coa(req.report, fields["Format"]):
+        # A message for a remote queue arrives at its destination later: the COA is
+        # the destination queue manager's (the transmission message asks for none).
+        if (
+            self.remote is None
+            and req.report & C.MQRO_COA
+            and wants_coa(req.report, fields["Format"])
+        ):
             self._confirm_arrival(out, in_uow)
         self.cursor = plan.cursor
         if warning is not None:
@@ -295,6 +312,24 @@ class Putter:
         )
         props = propwire.pack(got.properties)
         return got.data, mqstr(got.format), got.encoding, got.ccsid, props
+
+    def _for_transmission(self, out: list[records.Record]) -> list[records.Record]:
+        """Each physical message as the transmission queue holds it: its data behind an
+        MQXQH (and an MQMDE for version-2 fields), under the separate descriptor
+        (adapter/core/xqh.py), on the topic of its own priority."""
+        svc, route = self.svc, self.remote
+        assert route is not None
+        wrapped = []
+        for topic, _key, value, _headers in out:
+            env = codec.decode(value)
+            date, time_ = put_date_time(env["PutTimestamp"])
+            data = xqh.wrap(env, route.remote_q, route.remote_qmgr, date, time_)
+            separate = xqh.separate_descriptor(
+                env, svc.qmgr, svc.new_msg_id(), svc.clock.now_ms(), QMGR_CCSID
+            )
+            separate.update(Payload=data, Properties=env.get("Properties", b""))
+            wrapped.append(records.resend(topic, separate))
+        return wrapped
 
     def _confirm_arrival(self, out: list[records.Record], in_uow: bool) -> None:
         """MQRO_COA: a report for each physical message now on the queue, read back from

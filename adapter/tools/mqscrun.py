@@ -1,6 +1,6 @@
 """What each MQSC command does, on a connection of the pymqi face, and what runmqsc
-prints for it: DEFINE / ALTER / DELETE QLOCAL, QMODEL, QALIAS, CLEAR QLOCAL, DISPLAY
-QUEUE / QLOCAL / QMODEL / QALIAS / QSTATUS / QMGR and ALTER QMGR.
+prints for it: DEFINE / ALTER / DELETE QLOCAL, QMODEL, QALIAS, QREMOTE, CLEAR QLOCAL,
+DISPLAY QUEUE / QLOCAL / QMODEL / QALIAS / QREMOTE / QSTATUS / QMGR and ALTER QMGR.
 
 The attributes are adapter/core/queueattrs.py's table; a keyword MQ has but mqk does not
 implement fails the command, naming it. The response messages are runmqsc's (IBM MQ
@@ -24,7 +24,7 @@ from adapter.core.mqscparse import Command, MQSCSyntaxError, Param, is_generic, 
 
 log = logging.getLogger(__name__)
 C = pymqi.CMQC
-_TYPE_OF = {"QLOCAL": C.MQQT_LOCAL, "QMODEL": C.MQQT_MODEL, "QALIAS": C.MQQT_ALIAS}
+_TYPE_OF = QA.QUEUE_TYPES
 # mqk's own QueueDef fields (no MQSC keyword) that LIKE copies with the MQ attributes.
 _MQK_FIELDS = ("partitions", "segment_size")
 # ALTER QMGR / DISPLAY QMGR: keyword -> (QMgrDef field, integer?) (adapter/shim/qmgrdef.py).
@@ -186,7 +186,7 @@ class Processor:
     def _copied(fields: dict[str, Any], qtype: int) -> dict[str, Any]:
         """What DEFINE ... LIKE takes from the queue named: its attributes of the type."""
         keep = {f for f, a in QA.BY_FIELD.items() if a.settable_on(qtype)}
-        if qtype != C.MQQT_ALIAS:
+        if qtype in (C.MQQT_LOCAL, C.MQQT_MODEL):
             keep.update(_MQK_FIELDS)
         return {k: v for k, v in fields.items() if k in keep}
 

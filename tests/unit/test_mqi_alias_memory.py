@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import adapter.pymqi as pymqi
 from adapter import cli
-from adapter.core.resolution import alias_base_error, object_qmgr_error
+from adapter.core.resolution import ResolutionError, alias_base_error, resolve_remote
 from adapter.shim import naming
 from adapter.shim.catalog import QueueDef, through_alias
 from tests.integration.conftest import mqerror
@@ -324,8 +324,17 @@ def test_object_qmgr_name_blank_or_local_resolves_here_others_fail(aliased) -> N
 
 @given(name=st.text("ABCQM.1", max_size=6), local=st.sampled_from(["QM1", "QM.A"]))
 def test_object_qmgr_rule(name: str, local: str) -> None:
-    plain = object_qmgr_error(name, local, is_local_queue=False)
-    as_queue = object_qmgr_error(name, local, is_local_queue=True)
+    """ObjectQMgrName without any remote definition: this queue manager, else 2087 (no
+    DEFXMITQ), else 2092 when it names a local queue that is no transmission queue."""
+
+    def reason(defs: dict[str, QueueDef]) -> int | None:
+        try:
+            resolve_remote("Q", name, local, "", defs.get)
+        except ResolutionError as err:
+            return err.reason
+        return None
+
+    plain, as_queue = reason({}), reason({name: QueueDef(name=name or "X")})
     if name in ("", local):
         assert plain is None and as_queue is None
     else:

@@ -156,11 +156,11 @@ def test_unsupported_attributes_fail_by_name_and_syntax_errors_are_counted(qmgr,
         qmgr_name,
         "DEFINE QLOCAL(Q.C) CLUSTER(C1) MAXDEPTH(10)\n"
         "DEFINE QLOCAL(Q.C) STATQ(ON)\n"
-        "DEFINE QLOCAL(Q.C) USAGE(XMITQ)\n"
+        "DEFINE QLOCAL(Q.C) DEFBIND(NOTFIXED)\n"
         "DEFINE QLOCAL(Q.C) FROB(1)\n"
         "DEFINE QLOCAL(Q.C) DEFPSIST(MAYBE)\n"
         "DEFINE QLOCAL(Q.C) DEFPRTY(10)\n"
-        "DEFINE QREMOTE(Q.R)\n"
+        "DEFINE QREMOTE(Q.R) RNAME(A) USAGE(XMITQ)\n"
         "DISPLAY QLOCAL(*) WHERE(CURDEPTH GT 0)\n"
         "END\n"
         "DEFINE QLOCAL(NEVER.READ)\n",
@@ -168,9 +168,9 @@ def test_unsupported_attributes_fail_by_name_and_syntax_errors_are_counted(qmgr,
     assert rc == 10
     assert "mqk: CLUSTER is not supported by mqk." in out
     assert "mqk: STATQ is not supported by mqk." in out
-    assert "mqk: USAGE(XMITQ) is not supported by mqk: only USAGE(NORMAL)." in out
+    assert "mqk: DEFBIND(NOTFIXED) is not supported by mqk: only DEFBIND(OPEN)." in out
     assert "mqk: DEFPRTY(10): the value must be 0-9." in out
-    assert "mqk: DEFINE QREMOTE is not supported by mqk." in out
+    assert "mqk: USAGE is not an attribute of DEFINE / ALTER QREMOTE." in out
     i = out.index("AMQ8405I: Syntax error detected at or near end of command segment below:-")
     assert out[i + 1] == "DEFINE QLOCAL(Q.C) FROB(1)"
     assert out[-3:] == [

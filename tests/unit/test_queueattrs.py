@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from adapter.core import cmqc as C
 from adapter.core import queueattrs as QA
-from adapter.shim.catalog import ALIAS_ATTRIBUTES, ALTERABLE, QueueDef
+from adapter.shim.catalog import ALIAS_ATTRIBUTES, ALTERABLE, REMOTE_ATTRIBUTES, QueueDef
 
 _FIELDS = {f.name for f in fields(QueueDef)}
 
@@ -30,6 +30,8 @@ def test_every_row_names_a_queuedef_field_and_a_selector_of_its_own() -> None:
 def test_the_alias_rows_are_the_engines_alias_attributes() -> None:
     alias = {a.field for a in QA.ATTRIBUTES if a.settable_on(C.MQQT_ALIAS) and a.field}
     assert alias == set(ALIAS_ATTRIBUTES)
+    remote = {a.field for a in QA.ATTRIBUTES if a.settable_on(C.MQQT_REMOTE) and a.field}
+    assert remote == set(REMOTE_ATTRIBUTES)
     local = {a.field for a in QA.ATTRIBUTES if a.settable_on(C.MQQT_LOCAL) and a.field}
     assert local == set(ALTERABLE)  # every MQSC attribute of a local queue ALTER may change
 
@@ -85,7 +87,7 @@ def test_values_convert_mqsc_python_pcf_and_back(data) -> None:
         ("MAXDEPTH", "x", "MAXDEPTH(x): the value must be a number"),
         ("DESCR", "d" * 65, "DESCR: at most 64 characters"),
         ("DEFPSIST", "MAYBE", "DEFPSIST(MAYBE): the value must be NO|YES"),
-        ("USAGE", "XMITQ", "USAGE(XMITQ) is not supported by mqk: only USAGE(NORMAL)"),
+        ("DEFBIND", "NOTFIXED", "DEFBIND(NOTFIXED) is not supported by mqk: only DEFBIND(OPEN)"),
         ("DEFREADA", "DISABLED", "DEFREADA(DISABLED): the value must be NO|YES"),
         ("CLUSTER", "C", "CLUSTER is not supported by mqk"),
         ("FROB", "1", "FROB is not a queue attribute"),
@@ -102,7 +104,7 @@ def test_refused_values_name_the_keyword(keyword: str, text: str, message: str) 
 def test_fields_from_mqsc_fixed_values_and_synonyms() -> None:
     got = QA.fields_from_mqsc(
         C.MQQT_LOCAL,
-        [("USAGE", "NORMAL"), ("NOHARDENBO", None), ("DEFBIND", "OPEN"), ("NOSHARE", None)],
+        [("NOHARDENBO", None), ("DEFBIND", "OPEN"), ("NOSHARE", None)],
     )
     assert got == {"shareable": False}  # the fixed ones are accepted, never stored
     assert QA.fields_from_mqsc(C.MQQT_ALIAS, [("TARGQ", "B")]) == {"target": "B"}
@@ -140,8 +142,9 @@ def test_pcf_parameters_map_to_the_same_fields() -> None:
         "def_input_exclusive": False,
         "description": "Orders",
         "max_depth": 100,
+        "usage": C.MQUS_NORMAL,
     }
-    for bad in ({C.MQIA_DEF_PRIORITY: 10}, {C.MQIA_USAGE: C.MQUS_TRANSMISSION}, {1: 0}):
+    for bad in ({C.MQIA_DEF_PRIORITY: 10}, {C.MQIA_USAGE: 7}, {1: 0}):
         with pytest.raises(ValueError):
             QA.fields_from_pcf(C.MQQT_LOCAL, bad)
 
