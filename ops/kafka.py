@@ -1,4 +1,6 @@
-"""A real Apache Kafka broker from Maven Central jars: KRaft, one combined node, loopback."""
+"""A real Apache Kafka broker from Maven Central jars: KRaft, combined broker+controller
+nodes on loopback; one node (the default stack), or one of a replicated cluster
+(ops/cluster.py: a controller quorum of N, replication factor N, min.insync.replicas N-1)."""
 
 from __future__ import annotations
 
@@ -19,13 +21,25 @@ class KafkaStartError(RuntimeError):
     pass
 
 
-def server_properties(data_dir: Path, port: int, controller_port: int) -> str:
-    # Internal topics at replication 1 and one partition: a single node starts in seconds
-    # and transactions work (the default RF 3 leaves the transaction coordinator unusable).
+def server_properties(
+    data_dir: Path,
+    port: int,
+    controller_port: int,
+    node_id: int = 1,
+    voters: str | None = None,
+    replicas: int = 1,
+) -> str:
+    """One node's configuration. Alone (`replicas` 1): internal topics at replication 1
+    and one partition, so a single node starts in seconds and transactions work (the
+    default RF 3 leaves the transaction coordinator unusable). In a cluster of
+    `replicas` nodes (`voters`: the quorum, `id@host:port,...`): every topic, queue
+    topics and internal ones alike, at replication `replicas` with min.insync.replicas
+    `replicas - 1`, so one node may fail without a write being refused or lost."""
+    isr = max(1, replicas - 1)
     return f"""\
 process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:{controller_port}
+node.id={node_id}
+controller.quorum.voters={voters or f"1@127.0.0.1:{controller_port}"}
 listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}
 advertised.listeners=PLAINTEXT://127.0.0.1:{port}
 controller.listener.names=CONTROLLER
@@ -33,15 +47,16 @@ inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
 log.dirs={data_dir}
 num.partitions=1
-default.replication.factor=1
+default.replication.factor={replicas}
+min.insync.replicas={isr}
 auto.create.topics.enable=false
-offsets.topic.replication.factor=1
+offsets.topic.replication.factor={replicas}
 offsets.topic.num.partitions=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
+transaction.state.log.replication.factor={replicas}
+transaction.state.log.min.isr={isr}
 transaction.state.log.num.partitions=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
+share.coordinator.state.topic.replication.factor={replicas}
+share.coordinator.state.topic.min.isr={isr}
 share.coordinator.state.topic.num.partitions=1
 group.initial.rebalance.delay.ms=0
 group.share.enable=true
@@ -77,7 +92,7 @@ def _classpath() -> str:
     return str(kafka_jars_dir() / "*")
 
 
-def _cluster_id() -> str:
+def new_cluster_id() -> str:
     """Base64url of a random UUID, as Kafka's Uuid.randomUuid: never starting with '-',
     which the storage tool's argument parser would take for an option."""
     while True:
@@ -86,10 +101,14 @@ def _cluster_id() -> str:
             return cid
 
 
-def format_storage(config: Path, data_dir: Path, log: Path) -> None:
+def format_storage(
+    config: Path, data_dir: Path, log: Path, cluster_id: str | None = None
+) -> None:
+    """Format the node's storage once (`cluster_id`: the one every node of a cluster
+    shares; a new one for a single node)."""
     if (data_dir / "meta.properties").exists():
         return
-    cluster_id = _cluster_id()
+    cluster_id = cluster_id or new_cluster_id()
     import subprocess
 
     proc = subprocess.run(
@@ -119,7 +138,17 @@ def format_storage(config: Path, data_dir: Path, log: Path) -> None:
 HEAP_MB = int(os.environ.get("MQK_KAFKA_HEAP_MB", "1024"))
 
 
-def start(run_dir: Path, port: int, controller_port: int, heap_mb: int = HEAP_MB) -> int:
+def start(
+    run_dir: Path,
+    port: int,
+    controller_port: int,
+    heap_mb: int = HEAP_MB,
+    *,
+    node_id: int = 1,
+    voters: str | None = None,
+    replicas: int = 1,
+    cluster_id: str | None = None,
+) -> int:
     for p in (port, controller_port):
         if procs.port_in_use(p):
             raise KafkaStartError(
@@ -130,9 +159,11 @@ def start(run_dir: Path, port: int, controller_port: int, heap_mb: int = HEAP_MB
     config = run_dir / "server.properties"
     log = run_dir / "kafka.log"
     run_dir.mkdir(parents=True, exist_ok=True)
-    config.write_text(server_properties(data_dir, port, controller_port))
+    config.write_text(
+        server_properties(data_dir, port, controller_port, node_id, voters, replicas)
+    )
     (run_dir / "log4j2.properties").write_text(LOG4J2)
-    format_storage(config, data_dir, log)
+    format_storage(config, data_dir, log, cluster_id)
     cmd = [
         _java(),
         f"-Xms{heap_mb // 2}m",
