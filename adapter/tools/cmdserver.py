@@ -246,9 +246,7 @@ def _comp_code(replies: list[bytes], encoding: int) -> int:
 
 
 def _text(value: bytes | str) -> str:
-    return (value.decode("ascii", "replace") if isinstance(value, bytes) else value).strip(
-        " \0"
-    )
+    return (value.decode("ascii", "replace") if isinstance(value, bytes) else value).strip(" \0")
 
 
 def run_command_server(
