@@ -20,6 +20,7 @@ from adapter import cli
 from adapter.core import cmdreplies as R
 from adapter.core import pcf as wire
 from adapter.tools import cmdserver
+from tests.unit.test_pcf_queue_memory import script
 
 pytestmark = pytest.mark.integration
 C, F = pymqi.CMQC, pymqi.CMQCFC
@@ -144,3 +145,23 @@ def test_process_server_survives_kill_9_without_losing_a_request(
     finally:
         if second.poll() is None:
             second.kill()
+
+
+def test_pcfexecute_both_paths_agree_on_the_real_stack(qmgr, qmgr_name) -> None:
+    in_process = script(pymqi.PCFExecute(qmgr))
+    qmgr.delete_queue("PX.A")
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=cmdserver.run_command_server, args=(qmgr_name, stop), daemon=True
+    )
+    thread.start()
+    try:
+        until(lambda: cmdserver.is_running(qmgr))
+        pcf = pymqi.PCFExecute(qmgr, response_wait_interval=30_000)
+        through_queue = script(pcf)
+        pcf.disconnect()
+    finally:
+        stop.set()
+        thread.join(30)
+    assert through_queue == in_process
+    assert any(isinstance(r, list) and r for _, r in in_process)  # real answers compared
