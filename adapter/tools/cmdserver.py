@@ -221,8 +221,11 @@ class CommandServer:
 
     def serve(self, stop_event: threading.Event | None = None) -> str:
         """Serves until `stop_event`, endmqcsv or the queue manager's quiesce/end;
-        says which."""
-        while stop_event is None or not stop_event.is_set():
+        says which. A failure that is not the queue manager ending is logged and the
+        loop goes on after a pause (GET(DISABLED) on the command queue, a request that
+        raised and was backed out); a broken connection ends it with the error."""
+        stop = stop_event or threading.Event()
+        while not stop.is_set():
             try:
                 if self.serve_one(WAIT_MS) == "stop":
                     return "endmqcsv"
@@ -232,7 +235,10 @@ class CommandServer:
                     return "quiesce"
                 if err.reason == C.MQRC_CONNECTION_BROKEN:
                     raise
-                # a request that raised was backed out and logged: serve the next
+                log.warning("command server: MQGET failed (%s); retrying", err.reason)
+                stop.wait(WAIT_MS / 1000)
+            except Exception:  # noqa: BLE001 - logged and backed out in serve_one
+                stop.wait(WAIT_MS / 1000)
         return "stopped"
 
 

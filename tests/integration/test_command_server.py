@@ -165,3 +165,18 @@ def test_pcfexecute_both_paths_agree_on_the_real_stack(qmgr, qmgr_name) -> None:
         thread.join(30)
     assert through_queue == in_process
     assert any(isinstance(r, list) and r for _, r in in_process)  # real answers compared
+
+
+def test_sigterm_ends_strmqcsv_cleanly(qmgr, qmgr_name, kafka_bootstrap, redis_url) -> None:
+    env = dict(os.environ, MQK_KAFKA_BOOTSTRAP=kafka_bootstrap, MQK_REDIS_URL=redis_url)
+    server = _start(env, qmgr_name)
+    try:
+        until(lambda: cmdserver.is_running(qmgr))
+        server.send_signal(signal.SIGTERM)
+        out, _ = server.communicate(timeout=60)
+        assert server.returncode == 0, out
+        assert "ended (stopped)" in out
+        assert not cmdserver.is_running(qmgr)  # closed: its input handle is gone at once
+    finally:
+        if server.poll() is None:
+            server.kill()

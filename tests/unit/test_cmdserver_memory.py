@@ -14,6 +14,7 @@ import adapter.pymqi as pymqi
 from adapter.core import cmdreplies as R
 from adapter.core import dlh
 from adapter.core import pcf as wire
+from adapter.shim.runstate import end_queue_manager, start_queue_manager
 from adapter.tools import cmdserver
 
 C, F = pymqi.CMQC, pymqi.CMQCFC
@@ -251,3 +252,33 @@ def test_reply_fields_property(report, msg_id, correl_id, expiry):
     assert f.expiry == (expiry if passes else C.MQEI_UNLIMITED)
     assert f.report == (C.MQRO_DISCARD_MSG if passes else 0)
     assert (f.msg_type, f.format, f.persistence) == (C.MQMT_REPLY, C.MQFMT_ADMIN, 1)
+
+
+def test_quiesce_ends_the_server(qmgr, other):
+    srv = cmdserver.CommandServer(other)
+    end_queue_manager(qmgr.get_handle().store)
+    assert srv.serve(None) == "quiesce"
+    start_queue_manager(qmgr.get_handle().store)
+    srv.close()
+
+
+def test_a_request_that_raises_is_backed_out_then_answered_with_command_failed(
+    qmgr, server, monkeypatch
+):
+    """A request whose command raises (not a PCF failure) is backed out each time, and
+    once its BackoutCount reaches MAX_BACKOUTS answered with MQRCCF_COMMAND_FAILED."""
+    qmgr.define_queue("APP.ONE")
+    request = send(qmgr, inquire(b"APP.ONE"))
+
+    def broken(*_args):
+        raise RuntimeError("a bug in a command")
+
+    monkeypatch.setattr(cmdserver.pcfserver, "serve", broken)
+    for _ in range(cmdserver.MAX_BACKOUTS):
+        with pytest.raises(RuntimeError):
+            server.serve_one()
+    assert server.serve_one() == "request"
+    [(md, msg)] = replies(qmgr)
+    assert bytes(md.CorrelId) == bytes(request.MsgId)
+    assert (msg.header.command, msg.header.reason) == (F.MQCMD_INQUIRE_Q, F.MQRCCF_COMMAND_FAILED)
+    assert server.counts.backed_out == cmdserver.MAX_BACKOUTS
