@@ -1,9 +1,11 @@
 """`mqk`: queue administration, and the commands other packages contribute.
 
 The library's own verbs are MQSC's: `mqk define` (DEFINE QLOCAL, QMODEL with --model,
-QALIAS with --alias --target), `mqk alter` (ALTER QLOCAL / QALIAS), `mqk delete` (DELETE
-QLOCAL / QMODEL / QALIAS), `mqk status` (DISPLAY QSTATUS), `mqk qmgr` (ALTER / DISPLAY
-QMGR), and the control commands `mqk endmqm [-c|-i]` / `mqk strmqm`. Other packages
+QALIAS with --alias --target), `mqk alter` (ALTER QLOCAL / QMODEL / QALIAS), `mqk delete`
+(DELETE QLOCAL / QMODEL / QALIAS), `mqk status` (DISPLAY QSTATUS + DISPLAY QUEUE): their
+flags become MQSC commands that `mqk mqsc`'s processor runs (adapter/tools/queuecli.py),
+so they print runmqsc's responses and display; `mqk qmgr` (ALTER / DISPLAY QMGR), and
+the control commands `mqk endmqm [-c|-i]` / `mqk strmqm`. Other packages
 add theirs through the entry-point group `mqk.commands`: each entry names a function
 called with the subparsers, which adds subcommands whose `func` takes the parsed
 arguments and returns the exit status. This repository declares `stack` and `bench`
@@ -27,92 +29,9 @@ from adapter import config
 from adapter.shim.redis_store import RedisStore
 from adapter.shim.runstate import end_queue_manager, start_queue_manager
 from adapter.shim.store import StateStore
+from adapter.tools.queuecli import admin_command
 
 COMMAND_GROUP = "mqk.commands"
-
-
-def _admin(args: argparse.Namespace) -> int:
-    """DEFINE / ALTER / DELETE QLOCAL and DISPLAY QSTATUS, in MQSC's words."""
-    try:
-        qm = pymqi.connect(args.qmgr)
-        try:
-            if args.command == "define":
-                attrs = {k: v for k, v in vars(args).items() if k in _ATTRS and v is not None}
-                if args.defsopt:
-                    attrs["def_input_exclusive"] = args.defsopt == "EXCL"
-                if args.target is not None and args.targq is not None:
-                    raise ValueError("TARGQ is the old name of TARGET: give one of them")
-                target = args.target if args.target is not None else args.targq
-                if args.alias:  # DEFINE QALIAS: MQOPEN of it opens its TARGET
-                    if args.model:
-                        raise ValueError("--alias and --model are two queue types")
-                    attrs["queue_type"] = pymqi.CMQC.MQQT_ALIAS
-                    attrs["target"] = target or ""
-                elif target is not None:
-                    raise ValueError("--target is an attribute of an alias queue (--alias)")
-                if args.model:  # DEFINE QMODEL: MQOPEN of it creates dynamic queues
-                    attrs["queue_type"] = pymqi.CMQC.MQQT_MODEL
-                    attrs["definition_type"] = _DEFTYPES[args.deftype or "TEMPDYN"]
-                elif args.deftype:
-                    raise ValueError("--deftype is an attribute of a model queue (--model)")
-                qdef = qm.define_queue(args.queue, replace=args.replace, **attrs)
-                print(f"AMQ8006I: IBM MQ queue created: {qdef.name}")
-            elif args.command == "alter":
-                attrs = {k: v for k, v in vars(args).items() if k in _ALTER and v is not None}
-                if args.target is not None and args.targq is not None:
-                    raise ValueError("TARGQ is the old name of TARGET: give one of them")
-                target = args.target if args.target is not None else args.targq
-                if target is not None:
-                    attrs["target"] = target
-                if not attrs:
-                    raise ValueError("nothing to alter: give an attribute to change")
-                try:
-                    qm.alter_queue(args.queue, force=args.force, **attrs)
-                except pymqi.MQMIError as err:
-                    if err.reason == pymqi.CMQC.MQRCCF_OBJECT_OPEN_FORCE:
-                        print("AMQ8148E: IBM MQ object in use.", file=sys.stderr)
-                    raise
-                print(f"AMQ8008I: IBM MQ queue changed: {args.queue}")
-            elif args.command == "delete":
-                try:
-                    qm.delete_queue(args.queue, purge=args.purge)
-                except pymqi.MQMIError as err:
-                    if err.reason == pymqi.CMQC.MQRC_OBJECT_IN_USE:
-                        # runmqsc's words for a queue some application has open
-                        print("AMQ8148E: IBM MQ object in use.", file=sys.stderr)
-                    raise
-                print(f"AMQ8007I: IBM MQ queue deleted: {args.queue}")
-            else:
-                st = qm.queue_status(args.queue)
-                a = st["attributes"]
-                if a.get("queue_type", 1) == pymqi.CMQC.MQQT_ALIAS:
-                    print(_alias_status(st["queue"], a))
-                    return 0
-                model = a.get("queue_type", 1) == pymqi.CMQC.MQQT_MODEL
-                deftype = {v: k for k, v in _DEFTYPES.items()}.get(a.get("definition_type"))
-                print(
-                    f"QUEUE({st['queue']}) TYPE({'QMODEL' if model else 'QLOCAL'}) "
-                    f"DEFTYPE({deftype or 'PREDEFINED'}) CURDEPTH({st['current_depth']}) "
-                    f"IPPROCS({st['open_input_count']}) OPPROCS({st['open_output_count']}) "
-                    f"MAXDEPTH({a['max_depth']}) MAXMSGL({a['max_msg_length']}) "
-                    f"DEFPSIST({'YES' if a['def_persistence'] else 'NO'}) "
-                    f"DEFPRTY({a['def_priority']}) "
-                    f"MSGDLVSQ({'FIFO' if a['msg_delivery_sequence'] else 'PRIORITY'}) "
-                    f"{'SHARE' if a.get('shareable', True) else 'NOSHARE'} "
-                    f"DEFSOPT({'EXCL' if a.get('def_input_exclusive', False) else 'SHARED'}) "
-                    f"GET({'DISABLED' if a.get('get_inhibited') else 'ENABLED'}) "
-                    f"PUT({'DISABLED' if a.get('put_inhibited') else 'ENABLED'}) "
-                    f"PARTITIONS({a['partitions']})"
-                )
-        finally:
-            qm.disconnect()
-    except pymqi.MQMIError as err:
-        print(f"mqk: {args.command} {args.queue}: {err}", file=sys.stderr)
-        return 1
-    except ValueError as err:
-        print(f"mqk: {args.command} {args.queue}: {err}", file=sys.stderr)
-        return 2
-    return 0
 
 
 # ALTER QMGR's MQSC names -> QMgrDef attributes.
@@ -154,17 +73,6 @@ def _qmgr(args: argparse.Namespace) -> int:
     return 0
 
 
-def _alias_status(name: str, a: dict) -> str:
-    """DISPLAY QALIAS's words for an alias queue's attributes."""
-    return (
-        f"QUEUE({name}) TYPE(QALIAS) TARGET({a['target']}) TARGTYPE(QUEUE) "
-        f"DEFPSIST({'YES' if a['def_persistence'] else 'NO'}) DEFPRTY({a['def_priority']}) "
-        f"GET({'DISABLED' if a['get_inhibited'] else 'ENABLED'}) "
-        f"PUT({'DISABLED' if a['put_inhibited'] else 'ENABLED'}) "
-        f"DESCR({a.get('description', '')})"
-    )
-
-
 def _control_store(qmgr: str) -> StateStore:
     """The state store the control commands write the run state to (no MQCONN: a
     quiescing queue manager refuses new connections, strmqm must still work)."""
@@ -200,33 +108,6 @@ def _strmqm(args: argparse.Namespace) -> int:
     return 0
 
 
-_DEFTYPES = {
-    "PREDEFINED": pymqi.CMQC.MQQDT_PREDEFINED,
-    "PERMDYN": pymqi.CMQC.MQQDT_PERMANENT_DYNAMIC,
-    "TEMPDYN": pymqi.CMQC.MQQDT_TEMPORARY_DYNAMIC,
-}
-
-_ATTRS = {
-    "max_msg_length",
-    "max_depth",
-    "def_persistence",
-    "def_priority",
-    "msg_delivery_sequence",
-    "partitions",
-    "segment_size",
-    "backout_threshold",
-    "backout_requeue_q",
-    "shareable",
-    "def_input_exclusive",
-    "description",
-    "get_inhibited",
-    "put_inhibited",
-}
-
-
-_ALTER = {"get_inhibited", "put_inhibited", "description", "def_priority", "def_persistence"}
-
-
 def _enabled(value: str) -> bool:
     """GET(ENABLED|DISABLED) / PUT(...) -> the *_inhibited attribute."""
     if value.upper() not in ("ENABLED", "DISABLED"):
@@ -247,6 +128,12 @@ def _inhibit_and_alias_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--descr", dest="description", help="DESCR: a description (64 at most)")
     p.add_argument("--target", help="TARGET of an alias queue: the queue it resolves to")
     p.add_argument("--targq", help="TARGQ: the old name of --target")
+    p.add_argument(
+        "--attr",
+        action="append",
+        metavar="KEYWORD(VALUE)",
+        help="any MQSC queue attribute, as written in DEFINE / ALTER (repeatable)",
+    )
 
 
 def command_groups() -> dict[str, str]:
@@ -342,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _inhibit_and_alias_arguments(p)
     p.add_argument("--replace", action="store_true")
-    p.set_defaults(func=_admin)
+    p.set_defaults(func=admin_command)
     p = sub.add_parser("alter", help="ALTER QLOCAL / QALIAS: change an existing queue's attributes")
     p.add_argument("qmgr")
     p.add_argument("queue")
@@ -354,16 +241,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="FORCE: change the TARGET of an alias some application has open",
     )
-    p.set_defaults(func=_admin)
+    p.set_defaults(func=admin_command)
     p = sub.add_parser("delete", help="DELETE QLOCAL / QMODEL (refused while the queue is open)")
     p.add_argument("qmgr")
     p.add_argument("queue")
     p.add_argument("--purge", action="store_true", help="delete even if messages remain")
-    p.set_defaults(func=_admin)
+    p.set_defaults(func=admin_command)
     p = sub.add_parser("status", help="DISPLAY QSTATUS / QLOCAL: depth, open counts, attributes")
     p.add_argument("qmgr")
     p.add_argument("queue")
-    p.set_defaults(func=_admin)
+    p.set_defaults(func=admin_command)
 
     p = sub.add_parser("qmgr", help="DISPLAY QMGR, or ALTER QMGR when attributes are given")
     p.add_argument("qmgr")

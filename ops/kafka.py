@@ -101,9 +101,7 @@ def new_cluster_id() -> str:
             return cid
 
 
-def format_storage(
-    config: Path, data_dir: Path, log: Path, cluster_id: str | None = None
-) -> None:
+def format_storage(config: Path, data_dir: Path, log: Path, cluster_id: str | None = None) -> None:
     """Format the node's storage once (`cluster_id`: the one every node of a cluster
     shares; a new one for a single node)."""
     if (data_dir / "meta.properties").exists():
@@ -159,9 +157,7 @@ def start(
     config = run_dir / "server.properties"
     log = run_dir / "kafka.log"
     run_dir.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        server_properties(data_dir, port, controller_port, node_id, voters, replicas)
-    )
+    config.write_text(server_properties(data_dir, port, controller_port, node_id, voters, replicas))
     (run_dir / "log4j2.properties").write_text(LOG4J2)
     format_storage(config, data_dir, log, cluster_id)
     cmd = [

@@ -852,3 +852,4 @@ from adapter.pymqi.pcf import Filter, PCFExecute  # noqa: E402
 from adapter.pymqi.pcfstructs import CFH, CFIF, CFIL, CFIN, CFSF, CFSL, CFST  # noqa: E402
 
 PCFExecute.connector = QueueManager
+PCFExecute.queue_class = Queue

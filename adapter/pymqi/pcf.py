@@ -14,14 +14,17 @@ whose MQCFH CompCode is not MQCC_OK raises MQMIError(CompCode, Reason), as pymqi
 `_unpack` does.
 
 Design: MQ puts the command on SYSTEM.ADMIN.COMMAND.QUEUE and a command server answers on
-a dynamic reply queue. mqk has no command-server process: the command is executed in
-process, on the PCFExecute's own connection, by adapter/pymqi/pcfserver.py. But the
-request and each response still travel as PCF bytes through adapter/core/pcf.py's
-encoder and walker, so the wire form is exercised and a command server reading the
-queue can call the same `serve` later. Hence no reply queue is opened: `model_queue_name`,
-`reply_queue_name`, `dynamic_queue_name`, `command_queue_name`, `command_queue`,
-`response_wait_interval`, `command_timeout`, `max_length` and `convert` are accepted
-and kept (their properties answer them) but change nothing. `responses=` is ibmmq's: the
+a dynamic reply queue. mqk does so while a command server runs (`mqk strmqcsv`,
+adapter/tools/cmdserver.py; the command queue has an input handle open): the request
+and responses travel through the queues as pymqi sends them (adapter/pymqi/pcfqueue.py:
+`model_queue_name`, `reply_queue_name`, `dynamic_queue_name`, `command_queue_name`,
+`command_queue`, `response_wait_interval`, `command_timeout`, `max_length`, `convert`),
+with 2033 when nothing answers within `response_wait_interval`. With no command server
+running, where MQ would time out with 2033, mqk runs the command in process on the
+PCFExecute's own connection (adapter/pymqi/pcfserver.py's `serve`, the same function
+the command server calls), the request and each response still passing through
+adapter/core/pcf.py's wire form: both paths give the same responses.
+`responses=` is ibmmq's: the
 list is filled with (parameters, CFH) pairs and the first failure raised after.
 Parameters may also be given as a list of CFIN / CFST / CFIL / CFSL structures and
 filters as CFIF / CFSF (adapter/pymqi/pcfstructs.py), as IBM's examples do.
@@ -35,7 +38,7 @@ from typing import Any
 from adapter.core import cmqc as C  # noqa: N812
 from adapter.core import cmqcfc as F  # noqa: N812
 from adapter.core import pcf
-from adapter.pymqi import pcfserver
+from adapter.pymqi import pcfqueue, pcfserver
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
 from adapter.pymqi.pcfstructs import CFH, CFIF, CFIL, CFIN, CFSF, CFSL, CFST
 
@@ -133,7 +136,7 @@ class _Method:
         result: list[Any] = collect if collect is not None else []
         del result[:]
         first_error: MQMIError | None = None
-        for raw in pcfserver.serve(self.owner.qm, request, _ENCODING):
+        for raw in self.owner._responses(request):
             message = pcf.parse(raw, _ENCODING)
             if isinstance(message, int):  # the server's own encoding: never expected
                 raise MQMIError(C.MQCC_FAILED, message)
@@ -150,6 +153,10 @@ class _Method:
         if first_error is not None:  # ibmmq: the list is filled, then the error raised
             raise first_error
         return result
+
+
+def _text(value: bytes | str) -> str:
+    return (value.decode() if isinstance(value, bytes) else value).strip()
 
 
 def _command_params(given: Any) -> list[pcf.Param]:
@@ -174,6 +181,7 @@ class PCFExecute:
     # Set by adapter.pymqi when it imports this module (this module cannot import it:
     # the package imports PCFExecute): the QueueManager class, which connects a name.
     connector: Callable[[Any], pcfserver.AdminConnection]
+    queue_class: type  # the face's Queue, set by adapter.pymqi as `connector`
 
     def __init__(
         self,
@@ -204,6 +212,17 @@ class PCFExecute:
         self.command_timeout = command_timeout
         self.max_length = max_length
         self.convert = convert
+        self.reply_queue_open_options = reply_queue_open_options
+        self.command_queue = command_queue
+        self._queue_path = pcfqueue.QueuePath(self, type(self).queue_class)
+
+    def _responses(self, request: bytes) -> list[bytes]:
+        """Through SYSTEM.ADMIN.COMMAND.QUEUE while a command server runs, else in
+        process (see the module's docstring)."""
+        name = _text(self.command_queue_name)
+        if self.command_queue is not None or pcfqueue.server_running(self.qm, name):
+            return self._queue_path.execute(request)
+        return pcfserver.serve(self.qm, request, _ENCODING)
 
     def __getattr__(self, name: str) -> _Method:
         short = name[7:] if name.startswith("CMQCFC.") else name
@@ -226,6 +245,7 @@ class PCFExecute:
 
     def disconnect(self) -> None:
         """Ends the PCF session; the connection too when PCFExecute made it."""
+        self._queue_path.close()
         if self._own and self.qm.is_connected:
             self.qm.disconnect()
 

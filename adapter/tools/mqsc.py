@@ -7,7 +7,9 @@ the summary of commands read, syntax errors and commands that could not be proce
 Exit status as runmqsc's (https://www.ibm.com/docs/SSFKSJ_9.4.0/refadmin/q083460_.html):
 0 every command ran, 10 some command had a syntax error or failed, 20 the commands were
 not run (the queue manager is not available, the file cannot be read). `-e` leaves the
-echo out, as runmqsc -e does.
+echo out, as runmqsc -e does; `-v` verifies each command and performs none, as runmqsc
+-v does (adapter/tools/mqscverify.py): the same report, syntax errors in the same words,
+exit status 10 when some command has a syntax error or an invalid value.
 
 The report's shape is IBM's ("Running MQSC commands from text files",
 https://www.ibm.com/docs/SSFKSJ_9.0.0/com.ibm.mq.adm.doc/q020670_.html; the summary and
@@ -26,6 +28,7 @@ from collections.abc import Callable, Iterable
 import adapter.pymqi as pymqi
 from adapter.core import mqscparse
 from adapter.tools.mqscrun import Processor
+from adapter.tools.mqscverify import Verified, VerifyOnly
 
 log = logging.getLogger(__name__)
 VERBS = ("ALTER", "CLEAR", "DEFINE", "DELETE", "DISPLAY", "END")
@@ -41,13 +44,14 @@ def run(
     lines: Iterable[str],
     out: Callable[[str], None],
     echo: bool = True,
+    verify: bool = False,
 ) -> int:
     """Run MQSC `lines` on `qm`, printing runmqsc's report through `out`; the exit
-    status (0 or 10)."""
+    status (0 or 10). `verify` (runmqsc -v): check each command, perform none."""
     out(f"Starting MQSC for queue manager {qmgr}.")
     out("")
     out("")
-    processor = Processor(qm, qmgr, out)
+    processor = Processor(VerifyOnly() if verify else qm, qmgr, out)  # type: ignore[arg-type]
     read = syntax = failed = 0
     for item in mqscparse.read(lines):
         if isinstance(item, mqscparse.Comment):
@@ -72,6 +76,8 @@ def run(
                 for verb in VERBS:
                     out(f"    {verb}")
             continue
+        except Verified:
+            ok = True  # -v: valid, and not performed
         except Exception as exc:  # noqa: BLE001 - a report line, never a traceback
             log.debug("MQSC command %d failed", item.number, exc_info=True)
             out(f"mqk: the command failed: {type(exc).__name__}: {exc}")
@@ -111,7 +117,8 @@ def mqsc_command(args: argparse.Namespace) -> int:
             print("AMQ8146E: IBM MQ queue manager not available.")
             return 20
         try:
-            return run(qm, args.qmgr, source, lambda line: print(line, flush=False), args.echo)
+            out = lambda line: print(line, flush=False)  # noqa: E731
+            return run(qm, args.qmgr, source, out, args.echo, args.verify)
         finally:
             try:
                 qm.disconnect()
@@ -132,5 +139,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", nargs="?", help="the MQSC file (default: standard input)")
     p.add_argument(
         "-e", dest="echo", action="store_false", help="do not echo the commands (runmqsc -e)"
+    )
+    p.add_argument(
+        "-v",
+        dest="verify",
+        action="store_true",
+        help="verify the commands without performing them (runmqsc -v)",
     )
     p.set_defaults(func=mqsc_command)

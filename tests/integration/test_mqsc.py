@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import adapter.pymqi as pymqi
-from adapter import config
+from adapter import cli, config
+from adapter.tools import mqsc as runmqsc
 
 pytestmark = pytest.mark.integration
 C = pymqi.CMQC
@@ -94,3 +95,22 @@ def test_mqk_mqsc_exit_status_for_unsupported_attributes(mqk_servers, mqk_qmgr_n
     done = mqsc(mqk_servers, mqk_qmgr_name, stdin="DEFINE QLOCAL(Q.CL) CLUSTER(C1)\n")
     assert done.returncode == 10
     assert "mqk: CLUSTER is not supported by mqk." in done.stdout
+
+
+def test_verify_mode_and_mqk_define_attr_on_the_real_stack(qmgr, qmgr_name, capsys) -> None:
+    out: list[str] = []
+    text = ["DEFINE QLOCAL(VER.ONE) MAXDEPTH(5)\n", "DEFINE QLOCL(VER.TWO)\n"]
+    assert runmqsc.run(qmgr, qmgr_name, text, out.append, verify=True) == 10
+    assert out[-2:] == [
+        "One command has a syntax error.",
+        "All valid MQSC commands were processed.",
+    ]
+    with pytest.raises(pymqi.MQMIError):
+        qmgr.queue_status("VER.ONE")  # verified, not performed
+    argv = ["define", qmgr_name, "VER.ONE", "--attr", "MAXDEPTH(5)", "--attr", "TRIGDPTH(3)"]
+    assert cli.main(argv) == 0
+    assert cli.main(["alter", qmgr_name, "VER.ONE", "--attr", "MAXDEPTH(6)"]) == 0
+    capsys.readouterr()
+    assert cli.main(["status", qmgr_name, "VER.ONE"]) == 0
+    shown = set(capsys.readouterr().out.split())
+    assert {"QUEUE(VER.ONE)", "CURDEPTH(0)", "MAXDEPTH(6)", "TRIGDPTH(3)"} <= shown
