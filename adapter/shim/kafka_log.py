@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from concurrent.futures import TimeoutError as FutureTimeout
 
 from confluent_kafka import (
     Consumer,
@@ -37,6 +38,20 @@ _TRANSIENT = {
     KafkaError._TIMED_OUT,
 }
 
+# After a broker failover librdkafka's AdminClient keeps the old leaders (and their
+# epochs) for the partitions it asked about: every ListOffsets then fails with
+# FENCED_LEADER_EPOCH (or waits out its timeout on the dead leader) for minutes, where a
+# new client answers at once (measured on a 3-node cluster, a leader SIGKILLed and
+# restarted). These errors make a fresh admin client.
+_STALE_METADATA = {
+    KafkaError.NOT_LEADER_FOR_PARTITION,
+    KafkaError.UNKNOWN_LEADER_EPOCH,
+    KafkaError.FENCED_LEADER_EPOCH,
+    KafkaError.LEADER_NOT_AVAILABLE,
+    KafkaError._TIMED_OUT,
+    KafkaError.REQUEST_TIMED_OUT,
+}
+
 _MAX_RECORD = 100 * 1024 * 1024
 
 
@@ -55,6 +70,14 @@ class KafkaLog:
             "allow.auto.create.topics": False,
         }
         self.admin = AdminClient(self.conf)
+        self._admin_made = time.monotonic()
+
+    def _fresh_admin(self) -> None:
+        """A new admin client (fresh metadata), at most one a second."""
+        now = time.monotonic()
+        if now - self._admin_made >= 1.0:
+            log.info("Kafka metadata looks stale (a failover?): a new admin client")
+            self.admin, self._admin_made = AdminClient(self.conf), now
 
     # -- clients ---------------------------------------------------------------------
     def producer(self) -> Producer:
@@ -199,11 +222,18 @@ class KafkaLog:
                     (tp.topic, tp.partition): fut.result(timeout).offset
                     for tp, fut in futures.items()
                 }
+            except FutureTimeout:
+                # A leader that died: the request waits on it (no KafkaError at all).
+                if time.monotonic() > deadline:
+                    raise KafkaException(KafkaError(KafkaError._TIMED_OUT)) from None
+                self._fresh_admin()
             except KafkaException as exc:
                 err = exc.args[0] if exc.args else None
                 retriable = err is not None and (err.retriable() or err.code() in _TRANSIENT)
                 if not retriable or time.monotonic() > deadline:
                     raise
+                if err.code() in _STALE_METADATA:
+                    self._fresh_admin()
                 time.sleep(0.05)
 
     def close(self) -> None:

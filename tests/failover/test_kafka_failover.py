@@ -1,0 +1,133 @@
+"""Kafka failover under MQ applications (issue 19): a broker of a 3-node cluster (RF 3,
+min.insync.replicas 2) SIGKILLed while a putter and a getter run persistent messages
+under syncpoint, then restarted. Every message arrives exactly once and in order (one
+putter, one getter, one priority: IBM's conditions for sequential retrieval), MQPUT and
+MQGET carry on by themselves, and whatever an application saw meanwhile is an MQ reason
+code it can act on, never an unexpected failure (2195).
+
+The short form (one kill) runs in CI; the long form (`-m slow`: several kills, each
+node in turn) is the soak."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+import adapter.pymqi as pymqi
+from adapter.shim import naming
+from tests.failover.conftest import Cluster
+
+pytestmark = pytest.mark.failover
+C = pymqi.CMQC
+BATCH = 10
+# What an application may see while a leader is elected: the unit of work backed out,
+# or the connection to the queue manager broken; it backs out and tries again.
+RECOVERABLE = {C.MQRC_BACKED_OUT, C.MQRC_CONNECTION_BROKEN}
+
+
+class Run:
+    def __init__(self, cluster: Cluster, qmgr_name: str, total: int) -> None:
+        self.kw = {"kafka_bootstrap": cluster.bootstrap}
+        self.qmgr_name, self.total = qmgr_name, total
+        self.got: list[bytes] = []
+        self.put_done = 0
+        self.reasons: list[tuple[str, int]] = []
+        self.failed: list[BaseException] = []
+
+    def connect(self) -> pymqi.QueueManager:
+        return pymqi.connect(self.qmgr_name, **self.kw)
+
+    def _recover(self, qm, who: str, err: pymqi.MQMIError) -> None:
+        self.reasons.append((who, err.reason))
+        try:
+            qm.backout()
+        except pymqi.MQMIError as again:
+            self.reasons.append((who + " backout", again.reason))
+        time.sleep(0.2)
+
+    def putter(self) -> None:
+        try:
+            qm = self.connect()
+            q = pymqi.Queue(qm, "FO.Q", C.MQOO_OUTPUT)
+            while self.put_done < self.total:
+                try:
+                    for j in range(BATCH):
+                        md = pymqi.MD(Persistence=C.MQPER_PERSISTENT)
+                        body = b"%07d" % (self.put_done + j)
+                        q.put(body, md, pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+                    qm.commit()
+                    self.put_done += BATCH
+                except pymqi.MQMIError as err:
+                    self._recover(qm, "put", err)
+            q.close()
+            qm.disconnect()
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            self.failed.append(exc)
+
+    def getter(self) -> None:
+        try:
+            qm = self.connect()
+            q = pymqi.Queue(qm, "FO.Q", C.MQOO_INPUT_SHARED)
+            deadline = time.monotonic() + 240
+            while len(self.got) < self.total and time.monotonic() < deadline:
+                batch: list[bytes] = []
+                try:
+                    for _ in range(BATCH):
+                        gmo = pymqi.GMO(Options=C.MQGMO_SYNCPOINT | C.MQGMO_WAIT, WaitInterval=1000)
+                        batch.append(q.get(None, pymqi.MD(), gmo))
+                except pymqi.MQMIError as err:
+                    if err.reason != C.MQRC_NO_MSG_AVAILABLE:
+                        self._recover(qm, "get", err)
+                        continue
+                try:
+                    qm.commit()
+                    self.got.extend(batch)
+                except pymqi.MQMIError as err:
+                    self._recover(qm, "commit", err)
+            q.close()
+            qm.disconnect()
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            self.failed.append(exc)
+
+
+def _run(replicated: Cluster, qmgr_name: str, total: int, kills: int) -> Run:
+    admin = pymqi.connect(qmgr_name, kafka_bootstrap=replicated.bootstrap)
+    admin.define_queue("FO.Q", def_persistence=C.MQPER_PERSISTENT, max_depth=total * 2)
+    run = Run(replicated, qmgr_name, total)
+    threads = [threading.Thread(target=run.putter), threading.Thread(target=run.getter)]
+    for t in threads:
+        t.start()
+    topic = naming.data_topic(qmgr_name, "FO.Q", 0)
+    for k in range(kills):
+        target = (k + 1) * total // (kills + 1)
+        while run.put_done < target and not run.failed and threads[0].is_alive():
+            time.sleep(0.05)
+        victim = replicated.leader_of(topic)  # the leader of the queue's topic
+        replicated.kill(victim)
+        time.sleep(5)  # an election, and both applications working through it
+        replicated.restart(victim)
+    for t in threads:
+        t.join(timeout=300)
+    admin.disconnect()
+    return run
+
+
+def _check(run: Run) -> None:
+    assert not run.failed, run.failed
+    expected = [b"%07d" % i for i in range(run.total)]
+    assert len(set(run.got)) == len(run.got), "duplicates"
+    assert run.got == expected  # all, once each, in the order put
+    unexpected = [r for r in run.reasons if r[1] not in RECOVERABLE]
+    assert not unexpected, run.reasons
+    print(f"reasons seen during the elections: {run.reasons}")
+
+
+def test_a_leader_killed_mid_run_loses_and_duplicates_nothing(replicated, qmgr_name) -> None:
+    _check(_run(replicated, qmgr_name, 600, kills=1))
+
+
+@pytest.mark.slow
+def test_every_node_killed_in_turn(replicated, qmgr_name) -> None:
+    _check(_run(replicated, qmgr_name + "S", 3000, kills=3))
