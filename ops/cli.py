@@ -37,7 +37,7 @@ def _stack(args: argparse.Namespace) -> int:
     from ops import stack
 
     if args.action == "up":
-        stack.up()
+        stack.up(brokers=args.brokers)
     elif args.action == "down":
         stack.down(wipe=args.wipe)
     elif args.action == "status":
@@ -61,4 +61,11 @@ def add_stack_parser(subparsers) -> None:
     p = subparsers.add_parser("stack", help="the native local stack: Kafka (KRaft) + Redis")
     p.add_argument("action", choices=["up", "down", "status", "env"])
     p.add_argument("--wipe", action="store_true", help="with down: delete broker and Redis data")
+    p.add_argument(
+        "--brokers",
+        type=int,
+        default=1,
+        help="with up: Kafka as a replicated cluster of this many KRaft nodes "
+        "(3: RF 3, min.insync.replicas 2)",
+    )
     p.set_defaults(func=reporting_start_errors(_stack))

@@ -2,6 +2,10 @@
 
 State (pids, endpoints) lives in <MQK_HOME>/run/stack.json. `down` stops only the pids
 recorded there, and only if their command line is still ours.
+
+`up --brokers N` (N > 1) makes the stack's Kafka a replicated cluster of N nodes
+(ops/cluster.py: RF N, min.insync.replicas N-1, on the cluster ports 29092...) instead of
+the single node; `env` then names the cluster's bootstrap servers.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from adapter import config
-from ops import kafka, procs, redis
+from ops import cluster, kafka, procs, redis
 
 
 @dataclass
@@ -24,6 +28,8 @@ class StackState:
     kafka_bootstrap: str = ""
     redis_url: str = ""
     external: dict[str, str] = field(default_factory=dict)
+    cluster_pids: list[int] = field(default_factory=list)  # up --brokers N: node i's pid
+    cluster_bootstrap: str = ""
 
 
 def run_dir() -> Path:
@@ -46,8 +52,29 @@ def _save(state: StackState) -> None:
     _state_file().write_text(json.dumps(asdict(state), indent=2))
 
 
-def up(log=print) -> StackState:
-    """Start what is not running; leave running servers alone (so `up` twice is one stack)."""
+def _cluster_alive(state: StackState) -> bool:
+    return bool(state.cluster_pids) and all(
+        procs.alive(pid, kafka.MARKER) for pid in state.cluster_pids
+    )
+
+
+def _up_cluster(state: StackState, brokers: int, log) -> None:
+    if _cluster_alive(state) and len(state.cluster_pids) == brokers:
+        log(f"kafka: {brokers}-node cluster already running at {state.cluster_bootstrap}")
+        return
+    cluster.stop(state.cluster_pids)  # a partial or differently sized one
+    state.cluster_pids = cluster.start(run_dir() / f"cluster{brokers}", brokers)
+    state.cluster_bootstrap = cluster.bootstrap(brokers)
+    _save(state)
+    log(
+        f"kafka: {brokers}-node cluster started (pids {state.cluster_pids}) at "
+        f"{state.cluster_bootstrap}: RF {brokers}, min.insync.replicas {max(1, brokers - 1)}"
+    )
+
+
+def up(log=print, brokers: int = 1) -> StackState:
+    """Start what is not running; leave running servers alone (so `up` twice is one stack).
+    `brokers` > 1: the stack's Kafka is a replicated cluster of that many nodes."""
     state = load()
     local = config.local_endpoints()
     ext_kafka = os.environ.get(config.KAFKA_BOOTSTRAP_ENV)
@@ -69,6 +96,8 @@ def up(log=print) -> StackState:
     if ext_kafka:
         state.external["kafka"] = ext_kafka
         log(f"kafka: using {ext_kafka} from {config.KAFKA_BOOTSTRAP_ENV}")
+    elif brokers > 1:
+        _up_cluster(state, brokers, log)
     elif procs.alive(state.kafka_pid, kafka.MARKER):
         log(f"kafka: already running (pid {state.kafka_pid}) at {state.kafka_bootstrap}")
     else:
@@ -103,9 +132,21 @@ def down(wipe: bool = False, log=print, only: Iterable[str] = ("kafka", "redis")
         else:
             log(f"{name}: not running")
         setattr(state, f"{name}_pid", None)
+    if "kafka" in only and state.cluster_pids:
+        cluster.stop(state.cluster_pids)
+        log(f"kafka: cluster stopped (pids {state.cluster_pids})")
+        state.cluster_pids, state.cluster_bootstrap = [], ""
     _save(state)
     if wipe:
-        for sub in ("kafka-data", "redis-data", "server.properties"):
+        for sub in (
+            "kafka-data",
+            "redis-data",
+            "server.properties",
+            "cluster2",
+            "cluster3",
+            "cluster4",
+            "cluster5",
+        ):
             target = run_dir() / sub
             if target.is_dir():
                 shutil.rmtree(target)
@@ -122,6 +163,12 @@ def status() -> dict[str, dict]:
         ("redis", state.redis_pid, redis.MARKER, state.redis_url),
     ):
         out[name] = {"pid": pid, "running": procs.alive(pid, marker), "endpoint": endpoint}
+    if state.cluster_pids:
+        out["kafka"] = {
+            "pid": ",".join(map(str, state.cluster_pids)),
+            "running": _cluster_alive(state),
+            "endpoint": state.cluster_bootstrap,
+        }
     return out
 
 
@@ -129,7 +176,9 @@ def env_lines() -> list[str]:
     """Exports for the running stack, for `eval "$(mqk stack env)"`."""
     state = load()
     lines = []
-    if procs.alive(state.kafka_pid, kafka.MARKER):
+    if _cluster_alive(state):
+        lines.append(f"export {config.KAFKA_BOOTSTRAP_ENV}={state.cluster_bootstrap}")
+    elif procs.alive(state.kafka_pid, kafka.MARKER):
         lines.append(f"export {config.KAFKA_BOOTSTRAP_ENV}={state.kafka_bootstrap}")
     if procs.alive(state.redis_pid, redis.MARKER):
         lines.append(f"export {config.REDIS_URL_ENV}={state.redis_url}")
