@@ -24,11 +24,13 @@ from adapter.core.putrules import put_options_error
 from adapter.core.structrules import structure_error
 from adapter.pymqi import CMQC, CMQCFC, CMQXC
 from adapter.pymqi import inquire as _inq
+from adapter.pymqi import pubsub as _pubsub
 from adapter.pymqi.asyncconsume import AsyncConsume
 from adapter.pymqi.dlh import DLH
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
 from adapter.pymqi.failures import internal_failures, mqi
 from adapter.pymqi.msghandle import MessageHandle, MessageHandles
+from adapter.pymqi.pubsub import SD, SRO, Subscription, Topic
 from adapter.pymqi.rfh2 import RFH2, get_rfh2, put_rfh2
 from adapter.pymqi.sharing import HandleSharing
 from adapter.pymqi.structs import (
@@ -93,6 +95,10 @@ __all__ = [
     "Queue",
     "QueueManager",
     "RFH2",
+    "SD",
+    "SRO",
+    "Subscription",
+    "Topic",
     "cno",
     "connect",
     "csp",
@@ -467,6 +473,20 @@ class QueueManager:
         MQRC_Q_NOT_EMPTY while messages remain (unless `purge`)."""
         self.get_handle().delete_queue(_name(name), purge=purge)
 
+    @mqi(admin=True)
+    def define_topic(
+        self, name: str, topic_string: str, description: str = "", replace: bool = False
+    ):
+        """DEFINE TOPIC(name) TOPICSTR(topic_string) DESCR(description) (REPLACE)."""
+        return self.get_handle().define_topic(
+            _name(name), topic_string, description, replace=replace
+        )
+
+    @_mqi
+    def delete_topic(self, name: str) -> None:
+        """DELETE TOPIC (MQRC_UNKNOWN_OBJECT_NAME when there is none)."""
+        self.get_handle().delete_topic(_name(name))
+
     @_mqi
     def clear_queue(self, name: str) -> None:
         """CLEAR QLOCAL / MQCMD_CLEAR_Q: MQRC_OBJECT_IN_USE while the queue is open or
@@ -606,6 +626,11 @@ class Queue:
         return self._handle
 
     getHandle = get_handle
+
+    def set_handle(self, handle) -> None:
+        """Adopt an open handle (ibmmq's set_handle): a subscription's queue, which MQSUB
+        opened, or a topic handle (adapter/pymqi/pubsub.py)."""
+        self._handle, self._closed = handle, False
 
     # -- MQPUT ---------------------------------------------------------------------
     @_mqi
@@ -839,3 +864,6 @@ from adapter.pymqi.pcf import Filter, PCFExecute  # noqa: E402
 from adapter.pymqi.pcfstructs import CFH, CFIF, CFIL, CFIN, CFSF, CFSL, CFST  # noqa: E402
 
 PCFExecute.connector = QueueManager
+
+
+_pubsub.bind(Queue)  # Topic / Subscription use the face's Queue

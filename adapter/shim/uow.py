@@ -180,10 +180,11 @@ class UnitsOfWork:
         if self.current is not None:
             self.current.uncommitted += 1
 
-    def put(self, queue: str, records: list[Record], *, counted: bool = True) -> None:
+    def put(self, queue: str | None, records: list[Record], *, counted: bool = True) -> None:
         """Syncpoint puts: invisible to read_committed getters until commit. `counted`:
         an application's MQPUT (one uncommitted message, MAXUMSGS), not a message the
-        queue manager moves itself (a BOTHRESH requeue)."""
+        queue manager moves itself (a BOTHRESH requeue). `queue` None: records on no
+        queue (a publication's own records), counted in no depth."""
         uow = self.begin()
         try:
             for topic, key, value, headers in records:
@@ -191,7 +192,8 @@ class UnitsOfWork:
         except KafkaException as exc:
             uow.doomed = True
             raise fail(C.MQRC_BACKED_OUT) from exc
-        uow.puts[queue] = uow.puts.get(queue, 0) + len(records)
+        if queue is not None:
+            uow.puts[queue] = uow.puts.get(queue, 0) + len(records)
         if counted:
             uow.uncommitted += 1
 
