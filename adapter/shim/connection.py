@@ -24,7 +24,7 @@ from adapter import config
 from adapter.core import cmqc as C
 from adapter.core.calls import SubRequest
 from adapter.core.dynamic import DEFAULT_DYNAMIC_Q_NAME
-from adapter.core.errors import MQMIError, fail
+from adapter.core.errors import fail
 from adapter.core.openrules import (
     INPUT,
     needs_alternate_user_authority,
@@ -34,23 +34,22 @@ from adapter.core.openrules import (
 from adapter.core.qmgrrules import RunState, handle_error
 from adapter.core.resolution import alias_base_error, object_qmgr_error
 from adapter.core.selector import compile_selector
-from adapter.core.topicstring import combine, combine_error
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import SYSTEM, Clock
 from adapter.shim.context import DEFAULT_CONTEXT
 from adapter.shim.handle import QueueHandle
 from adapter.shim.kafka_log import KafkaLog
 from adapter.shim.log import Log
-from adapter.shim.publish import Publisher, TopicHandle
+from adapter.shim.publish import TopicHandle
+from adapter.shim.pubsub import PubSub
 from adapter.shim.pump import AsyncStatus, Pump
 from adapter.shim.qmgrdef import QMgrDef
 from adapter.shim.redis_store import RedisStore
 from adapter.shim.runstate import RunStateView
 from adapter.shim.services import Services
 from adapter.shim.store import QueueState, StateStore
-from adapter.shim.subscribe import SubscriptionHandle, subscribe
-from adapter.shim.subscriptions import Subscriptions
-from adapter.shim.topics import TopicDef, TopicObjects
+from adapter.shim.subscribe import SubscriptionHandle
+from adapter.shim.topics import TopicDef
 from adapter.shim.uow import UnitsOfWork
 
 log = logging.getLogger("mqk.shim.connection")
@@ -144,9 +143,8 @@ class Connection:
             self.catalog,
             self.run,
         )
-        self.subs = Subscriptions(qmgr, self.store, self.catalog, self.clock)
-        self.publisher = Publisher(self.services, self.subs)
-        self.topics = TopicObjects(self.catalog, self.store)
+        self.pubsub = PubSub(self.services)
+        self.subs = self.pubsub.subs
         self.user = DEFAULT_CONTEXT["UserIdentifier"]
         self.may_set_context = config.context_authority(self.user)
         self.may_use_alternate_user = config.alternate_user_authority(self.user)
@@ -181,7 +179,7 @@ class Connection:
         starts (shim/subscriptions.py); their managed queues are temporary dynamic
         queues, which the dynamic-queue sweep deletes. Best effort, as that sweep."""
         try:
-            self.subs.sweep()
+            self.pubsub.subs.sweep()
         except BACKEND_ERRORS:
             log.warning("sweeping dead non-durable subscriptions failed", exc_info=True)
 
@@ -318,90 +316,40 @@ class Connection:
         if isinstance(value, int) and value > limit:
             raise ValueError(f"MAXMSGL({value}) exceeds the queue manager's MAXMSGL({limit})")
 
-    # -- publish/subscribe -----------------------------------------------------------
-    def resolve_topic(self, object_name: str, object_string: str) -> str:
-        """The full topic string of an MQOD / MQSD (core/topicstring.combine): 2085 for a
-        topic object that does not exist or neither field, 2425 / 2441 as MQ."""
-        name = object_name.rstrip(" ")
-        base = None
-        if name:
-            tdef = self.topics.lookup(name)
-            if tdef is None:
-                raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
-            base = tdef.topic_string
-        reason = combine_error(base, object_string)
-        if reason is not None:
-            raise fail(reason)
-        return combine(base, object_string)
-
+    # -- publish/subscribe (shim/pubsub.py) -----------------------------------------
     def open_topic(self, object_name: str, object_string: str, options: int) -> TopicHandle:
-        """MQOPEN of a topic (MQOT_TOPIC) for publishing: MQOO_OUTPUT with the context,
-        alternate-user and quiescing options; input or browse on a topic is
-        MQRC_OPTION_NOT_VALID_FOR_TYPE (subscribe with MQSUB instead)."""
+        """MQOPEN of a topic (MQOT_TOPIC) for publishing."""
         self.run.check(options & C.MQOO_FAIL_IF_QUIESCING)
         reason = open_options_error(options) or handle_error(
             self.services.open_handles(), self.qmgr_def().max_handles
         )
         if reason is not None:
             raise fail(reason)
-        if options & (
-            INPUT | C.MQOO_BROWSE | C.MQOO_INQUIRE | C.MQOO_SET | C.MQOO_SAVE_ALL_CONTEXT
-        ):
-            raise fail(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
-        topic = self.resolve_topic(object_name, object_string)
         self.check_context_authority(options)
         self.check_alternate_user_authority(options)
-        return TopicHandle(self.services, self.publisher, topic, object_name.rstrip(" "), options)
+        return self.pubsub.open_topic(object_name, object_string, options)
 
     def subscribe(
         self, req: SubRequest, queue: QueueHandle | None
     ) -> tuple[SubscriptionHandle, QueueHandle, str]:
-        """MQSUB: the subscription handle, its queue's handle and the full topic string
-        (ResObjectString). MQSO_RESUME without the topic fields resumes by SubName."""
+        """MQSUB: the subscription handle, its queue's handle, the full topic string."""
         self.run.check(req.options & C.MQSO_FAIL_IF_QUIESCING)
         reason = handle_error(self.services.open_handles(), self.qmgr_def().max_handles)
         if reason is not None:
             raise fail(reason)
-        try:
-            topic = self.resolve_topic(req.object_name, req.object_string)
-        except MQMIError:
-            if req.options & C.MQSO_CREATE or not req.sub_name.strip():
-                raise
-            topic = ""  # resuming: the subscription's own topic string
-
-        def open_queue(name: str, options: int, dynamic_name: str) -> QueueHandle:
-            return self.open(name, options, dynamic_name or DEFAULT_DYNAMIC_Q_NAME)
-
-        handle, qh = subscribe(
-            self.services, self.subs, self.publisher, req, topic, queue, open_queue
-        )
-        return handle, qh, handle.sd.topic
+        return self.pubsub.subscribe(req, queue, self.open)
 
     def define_topic(
         self, name: str, topic_string: str, description: str = "", *, replace: bool = False
     ) -> TopicDef:
         """DEFINE TOPIC(name) TOPICSTR(topic_string) DESCR(description)."""
-        return self.topics.define(TopicDef(name, topic_string, description), replace=replace)
+        return self.pubsub.topics.define(TopicDef(name, topic_string, description), replace)
 
     def delete_topic(self, name: str) -> None:
-        self.topics.delete(name)
+        self.pubsub.topics.delete(name)
 
     def lookup_topic(self, name: str) -> TopicDef | None:
-        return self.topics.lookup(name)
-
-    def _close_subscriptions(self) -> None:
-        """MQDISC and the end of the application: the non-durable subscriptions of this
-        connection's open handles go, its durable ones are left free for a RESUME."""
-        for handle in list(self.services.handles.values()):
-            if isinstance(handle, SubscriptionHandle) and not handle.closed:
-                try:
-                    if handle.sd.durable:
-                        self.subs.release(handle.sd.key, handle.handle_id)
-                    else:
-                        self.subs.remove(handle.sd)
-                    handle.closed = True
-                except Exception:
-                    log.warning("ending subscription %r failed", handle.sd.key, exc_info=True)
+        return self.pubsub.topics.lookup(name)
 
     def delete_queue(self, name: str, purge: bool = False) -> None:
         self.catalog.delete(name, purge=purge)
@@ -516,7 +464,7 @@ class Connection:
             else:
                 self.txn.commit()
         finally:
-            self._close_subscriptions()
+            self.pubsub.end()
             self._delete_temporary()
             self.store.close()
             self.log.close()
@@ -530,7 +478,7 @@ class Connection:
             self.barrier()
         finally:
             self.txn.backout()
-            self._close_subscriptions()
+            self.pubsub.end()
             self._delete_temporary()
             self.store.close()
             self.log.close()
