@@ -431,7 +431,10 @@ class QueueManager:
             raise MQMIError(_C.MQCC_FAILED, reason)
         q = Queue(self)
         # MQPUT1 opens with what its put options need (its authority is checked as such).
-        q._open_handle(qDesc, put1_open_options(pmo_.Options), put1=True)
+        if isinstance(qDesc, OD) and qDesc.ObjectType == _C.MQOT_TOPIC:  # a publication
+            q.set_handle(_pubsub.open_topic_for_put1(self, qDesc, pmo_.Options))
+        else:
+            q._open_handle(qDesc, put1_open_options(pmo_.Options), put1=True)
         try:
             q._put(msg, md_, pmo_, put1=True)
         finally:

@@ -16,6 +16,7 @@ from typing import Any
 from adapter.core import cmqc as C
 from adapter.core.calls import SubRequest
 from adapter.core.model import id24
+from adapter.core.openrules import put1_open_options
 from adapter.pymqi.errors import MQMIError, PYIFError
 from adapter.pymqi.failures import mqi
 from adapter.pymqi.structs import OD, MQOpts, mqstr
@@ -105,6 +106,13 @@ def _vs_text(desc: MQOpts, name: str) -> str:
     if raw is None:
         return ""
     return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+
+
+def open_topic_for_put1(qmgr: Any, od: OD, put_options: int) -> Any:
+    """MQPUT1 to a topic (an MQOD with ObjectType MQOT_TOPIC): the topic handle it
+    publishes through, opened with what its put options need."""
+    options = put1_open_options(put_options)
+    return qmgr.get_handle().open_topic(_text(od.ObjectName), _vs_text(od, "ObjectString"), options)
 
 
 class Topic:

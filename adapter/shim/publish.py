@@ -31,7 +31,9 @@ MQPMO_WARN_IF_NO_SUBS_MATCHED (MQPMO Options,
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from mqk_avro import codec
@@ -43,7 +45,7 @@ from adapter.core.errors import MQMIError, fail
 from adapter.core.topicstring import Wildcard, matches
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
-from adapter.shim.log import TopicSpec
+from adapter.shim.log import TopicSpec, read_range
 from adapter.shim.put import Putter
 from adapter.shim.records import Record
 from adapter.shim.selection import message_lookup
@@ -108,6 +110,7 @@ class Publisher:
         self._pub_topic = naming.pub_topic(svc.qmgr)
         self._retained_topic = naming.retained_topic(svc.qmgr)
         self._topics_made = False
+        subs.on_recover.append(self.restore_retained)
 
     def _own_txn(self) -> UnitsOfWork:
         if self._txn is None:
@@ -122,6 +125,27 @@ class Publisher:
                 f"{svc.txn.transactional_id}.pub",
             )
         return self._txn
+
+    def restore_retained(self) -> int:
+        """The store lost its state: put the retained publications back from the
+        compacted `_retained` topic (the latest record per topic string). Returns how
+        many were missing."""
+        topic = self._retained_topic
+        if not self.svc.log.topic_exists(topic):
+            return 0
+        high = self.svc.log.end_offsets([(topic, 0)])[(topic, 0)]
+        latest: dict[str, bytes] = {}
+
+        def on_record(msg: Any) -> None:
+            latest[msg.key().decode()] = msg.value()
+
+        read_range(self.svc.log, {(topic, 0): (0, high)}, on_record, timeout_s=30)
+        missing = {t: v for t, v in latest.items() if self.state.retained_get(t) is None}
+        for t, v in missing.items():
+            self.state.retained_put(t, v)
+        if missing:
+            log.warning("restored %d retained publications from %s", len(missing), topic)
+        return len(missing)
 
     def ensure_topics(self) -> None:
         if not self._topics_made:
@@ -183,11 +207,19 @@ class Publisher:
             out.append((data, key, codec.encode(copy), records.headers_of(copy)))
         return out
 
-    def send(self, by_queue: dict[str, list[Record]], own: list[Record], in_uow: bool) -> None:
-        """One transaction: the caller's unit of work (`in_uow`), else a short one."""
+    def send(
+        self,
+        by_queue: dict[str, list[Record]],
+        own: list[Record],
+        in_uow: bool,
+        after_commit: Callable[[], None] | None = None,
+    ) -> None:
+        """One transaction: the caller's unit of work (`in_uow`), else a short one;
+        `after_commit` runs when it commits (never if it backs out)."""
         txn = self.svc.txn if in_uow else self._own_txn()
-        if not in_uow:
-            txn.begin()
+        uow = txn.begin()
+        if after_commit is not None:
+            uow.after_commit.append(after_commit)
         try:
             txn.put(None, own, counted=in_uow)
             for queue, recs in by_queue.items():
@@ -277,9 +309,9 @@ class TopicHandle:
             # publication is not segmented unless the application segments it).
             _t, _k, value, headers = built[-1]
             own.append((naming.retained_topic(svc.qmgr), self.topic.encode(), value, headers))
-        self.publisher.send(by_queue, own, in_uow)
-        if retain:
-            self.publisher.state.retained_put(self.topic, built[-1][2])
+        # The store's cache of a retained publication follows the transaction's outcome.
+        after = partial(self.publisher.state.retained_put, self.topic, built[-1][2])
+        self.publisher.send(by_queue, own, in_uow, after if retain else None)
         if not matched and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED and result.warning is None:
             return PutResult(None, C.MQRC_NO_SUBS_MATCHED, result.properties)
         return result

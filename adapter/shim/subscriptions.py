@@ -26,6 +26,7 @@ import json
 import logging
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from adapter import config
@@ -96,6 +97,9 @@ class Subscriptions:
         self._index = SubscriptionIndex()
         self._defs: dict[str, SubDef] = {}
         self._selectors: dict[str, Selector | None] = {}
+        # Run when the store turns out to have lost the pub/sub state (no version):
+        # the publisher puts the retained publications back (shim/publish.py).
+        self.on_recover: list[Callable[[], None]] = []
 
     # -- the index -------------------------------------------------------------------
     def _current(self) -> None:
@@ -163,6 +167,8 @@ class Subscriptions:
             if self.state.sub_get(sd.key) is None:
                 self.state.sub_put(sd.key, raw)
                 restored += 1
+        for action in self.on_recover:
+            action()
         if self.state.init_version() and restored:
             log.warning("restored %d durable subscriptions from the catalog topic", restored)
 

@@ -106,6 +106,15 @@ def test_publish_under_syncpoint_appears_at_commit(qmgr):
     sub.close(close_sub_queue=True)
 
 
+def test_put1_to_a_topic(qmgr):
+    sub = _sub(qmgr, "p1/#")
+    od = pymqi.OD(ObjectType=C.MQOT_TOPIC)
+    od.set_vs("ObjectString", "p1/x")
+    qmgr.put1(od, b"once")
+    assert [m for m, _ in _drain(sub)] == [b"once"]
+    sub.close(close_sub_queue=True)
+
+
 def test_no_subscriber(qmgr):
     topic = pymqi.Topic(qmgr, topic_string="nobody/here")
     topic.pub(b"x")  # MQRC_NONE: MQ gives no warning unless asked
