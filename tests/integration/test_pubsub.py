@@ -288,3 +288,27 @@ def test_subscription_seen_by_another_connection(qmgr, qmgr_name):
         topic.pub(b"after close")
     finally:
         qm2.disconnect()
+
+
+def test_alter_changes_user_data_and_correl_id(qmgr):
+    durable = C.MQSO_DURABLE | C.MQSO_MANAGED
+    sub = _sub(qmgr, "alt/t", C.MQSO_CREATE | durable, "ALT.1", SubUserData="first")
+    sub.close(C.MQCO_KEEP_SUB, close_sub_queue=True)
+    correl = b"ALTERED".ljust(24, b"\0")
+    altered = _sub(
+        qmgr,
+        "alt/t",
+        C.MQSO_ALTER | C.MQSO_SET_CORREL_ID | durable,
+        "ALT.1",
+        SubUserData="second",
+        SubCorrelId=correl,
+    )
+    pymqi.Topic(qmgr, topic_string="alt/t").pub(b"p")
+    hmsg = pymqi.MessageHandle(qmgr)
+    gmo = pymqi.GMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_PROPERTIES_IN_HANDLE)
+    gmo.MsgHandle = hmsg.msg_handle
+    md = pymqi.MD()
+    assert altered.get(None, md, gmo) == b"p"
+    assert md.CorrelId == correl
+    assert hmsg.properties.get("MQSubUserData") in ("second", b"second")
+    altered.close(C.MQCO_REMOVE_SUB, close_sub_queue=True)
