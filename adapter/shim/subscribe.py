@@ -77,7 +77,14 @@ class SubscriptionHandle:
         (non-durable) while this handle is open."""
         if self.closed:
             return True
-        return self.subs.lease(self.sd.key, self.handle_id)
+        if not self.subs.lease(self.sd.key, self.handle_id):
+            return False
+        if self.subs.lookup(self.sd.key) is None:
+            # The store lost it (or a sweep took it while this process was stalled past
+            # its lease): the handle is open, so the subscription is still wanted.
+            log.warning("subscription %r was lost by the store; registered again", self.sd.key)
+            self.subs.put(self.sd)
+        return True
 
     def request(self, action: int) -> int:
         """MQSUBRQ(MQSR_ACTION_PUBLICATION): the retained publications again; returns

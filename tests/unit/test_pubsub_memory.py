@@ -61,3 +61,13 @@ def test_retained_under_syncpoint_follows_the_outcome(qmgr):
     sub = _sub(qmgr, "rs/t")
     assert sub.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_NO_WAIT)) == b"committed"
     sub.close(close_sub_queue=True)
+
+
+def test_an_open_subscription_lost_by_the_store_is_registered_again(world, qmgr):
+    sub = _sub(qmgr, "heal/t")
+    world.server.flushall()  # Redis restarted empty while the subscriber runs
+    conn = qmgr.get_handle()
+    world.clock.advance(config.OPEN_LEASE_MS / 1000)
+    conn._tick()  # the pump's renewal
+    pymqi.Topic(qmgr, topic_string="heal/t").pub(b"still wanted")
+    assert sub.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_NO_WAIT)) == b"still wanted"
