@@ -21,7 +21,9 @@ retained publication delivered to a new subscription or on request,
 A subscription with a SelectionString gets the publications it selects
 (core/selector.py over the publication, as MQGET's selection reads a message). A
 subscription made with MQSO_PUBLICATIONS_ON_REQUEST gets nothing at publication time:
-only what MQSUBRQ asks for (the retained publication).
+only what MQSUBRQ asks for (the retained publication). MQPMO_SUPPRESS_REPLYTO blanks the
+copies' ReplyToQ / ReplyToQMgr; MQPMO_NOT_OWN_SUBS skips the subscriptions the
+publishing connection holds open (MQPMO Options).
 
 No matching subscription is MQRC_NONE, or MQRC_NO_SUBS_MATCHED (2550, a warning) with
 MQPMO_WARN_IF_NO_SUBS_MATCHED (MQPMO Options,
@@ -169,13 +171,20 @@ class Publisher:
 
     # -- fan-out -----------------------------------------------------------------------
     def copies(
-        self, topic: str, envs: list[dict[str, Any]], *, retained: bool = False
+        self,
+        topic: str,
+        envs: list[dict[str, Any]],
+        *,
+        retained: bool = False,
+        skip: frozenset[str] | set[str] = frozenset(),
     ) -> tuple[dict[str, list[Record]], int]:
         """Every matching subscription's copy of the publication's pieces, by queue,
-        and how many subscriptions matched."""
+        and how many subscriptions matched (`skip`: keys not to deliver to)."""
         by_queue: dict[str, list[Record]] = {}
         matched = 0
         for sd in self.subs.matching(topic):
+            if sd.key in skip:
+                continue
             if sd.on_request:
                 matched += 1
                 continue
@@ -301,7 +310,12 @@ class TopicHandle:
         self.putter.qdef = self.publisher.topic_def()  # MAXMSGL as the queue manager's now
         result = self.putter.put(inner, payload, put1=put1, deliver=built.extend)
         envs = [codec.decode(value) for _t, _k, value, _h in built]
-        by_queue, matched = self.publisher.copies(self.topic, envs)
+        if opts & C.MQPMO_SUPPRESS_REPLYTO:  # the copies name no reply-to queue
+            for env in envs:
+                env["ReplyToQ"] = env["ReplyToQMgr"] = ""
+        # MQPMO_NOT_OWN_SUBS: none to the subscriptions this connection holds.
+        skip = set(self.publisher.subs.held) if opts & C.MQPMO_NOT_OWN_SUBS else frozenset()
+        by_queue, matched = self.publisher.copies(self.topic, envs, skip=skip)
         own = [self._own_record(value, headers) for _t, _k, value, headers in built]
         retain = bool(opts & C.MQPMO_RETAIN)
         if retain:

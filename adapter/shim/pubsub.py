@@ -87,5 +87,6 @@ class PubSub:
                     else:
                         self.subs.remove(handle.sd)
                     handle.closed = True
+                    self.subs.held.discard(handle.sd.key)
                 except Exception:
                     log.warning("ending subscription %r failed", handle.sd.key, exc_info=True)

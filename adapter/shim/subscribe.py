@@ -68,6 +68,7 @@ class SubscriptionHandle:
         self.options = 0
         self.closed = False
         svc.handles[self.hobj] = self
+        subs.held.add(sd.key)
 
     def __index__(self) -> int:
         return self.hobj
@@ -117,6 +118,7 @@ class SubscriptionHandle:
         else:
             self.subs.release(self.sd.key, self.handle_id)
         self.closed = True
+        self.subs.held.discard(self.sd.key)
 
 
 def _ensure_model(svc: Services, durable: bool) -> str:

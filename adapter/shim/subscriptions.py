@@ -100,6 +100,9 @@ class Subscriptions:
         # Run when the store turns out to have lost the pub/sub state (no version):
         # the publisher puts the retained publications back (shim/publish.py).
         self.on_recover: list[Callable[[], None]] = []
+        # Keys of the subscriptions this connection's open handles hold
+        # (MQPMO_NOT_OWN_SUBS: its publications skip them).
+        self.held: set[str] = set()
 
     # -- the index -------------------------------------------------------------------
     def _current(self) -> None:

@@ -312,3 +312,26 @@ def test_alter_changes_user_data_and_correl_id(qmgr):
     assert md.CorrelId == correl
     assert hmsg.properties.get("MQSubUserData") in ("second", b"second")
     altered.close(C.MQCO_REMOVE_SUB, close_sub_queue=True)
+
+
+def test_suppress_replyto_and_not_own_subs(qmgr, qmgr_name):
+    mine = _sub(qmgr, "own/t")
+    qm2 = pymqi.connect(qmgr_name)
+    try:
+        theirs = _sub(qm2, "own/t")
+        topic = pymqi.Topic(qmgr, topic_string="own/t")
+        md = pymqi.MD(MsgType=C.MQMT_REQUEST, ReplyToQ=b"REPLY.Q")
+        topic.pub(b"ask", md, pymqi.PMO(Options=C.MQPMO_NOT_OWN_SUBS))
+        assert _drain(mine) == []
+        [(msg, got)] = _drain(theirs)
+        assert msg == b"ask" and got.ReplyToQ.strip() == b"REPLY.Q"
+        assert got.MsgType == C.MQMT_REQUEST  # the publisher's MQMD, reply-to and all
+        md = pymqi.MD(MsgType=C.MQMT_REQUEST, ReplyToQ=b"REPLY.Q")
+        topic.pub(b"tell", md, pymqi.PMO(Options=C.MQPMO_SUPPRESS_REPLYTO))
+        for sub in (mine, theirs):
+            [(msg, got)] = _drain(sub)
+            assert msg == b"tell" and got.ReplyToQ.strip(b" \0") == b""
+        theirs.close(close_sub_queue=True)
+    finally:
+        qm2.disconnect()
+    mine.close(close_sub_queue=True)
