@@ -74,3 +74,21 @@ class GetResult:
     # None when there were none or they went elsewhere (an MQRFH2 in `data`, or
     # discarded: adapter.core.propctl).
     properties: MessageProperties | None = None
+
+
+@dataclass(slots=True)
+class SubRequest:
+    """The inputs of one MQSUB (the MQSD's input fields, MQCHAR as str without trailing
+    blanks, SubCorrelId as 24 bytes); `queue` is the name of the queue the application
+    opened for an unmanaged subscription (Hobj), None when it passed none."""
+
+    options: int = C.MQSO_NON_DURABLE
+    object_name: str = ""
+    object_string: str = ""
+    sub_name: str = ""
+    sub_user_data: str = ""
+    sub_correl_id: bytes = C.MQCI_NONE
+    selection_string: str = ""
+    pub_priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED
+    sub_expiry: int = C.MQEI_UNLIMITED
+    queue: str | None = None

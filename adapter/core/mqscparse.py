@@ -55,6 +55,7 @@ OBJECTS = {
     "QS": "QSTATUS",
     "QSTATUS": "QSTATUS",
     "QMGR": "QMGR",
+    "TOPIC": "TOPIC",
 }
 # A parameter and its "NO" version are one parameter (given once).
 _NEGATIVES = {

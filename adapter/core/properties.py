@@ -149,8 +149,14 @@ JMS_SYNONYMS: dict[str, tuple[str, int, bool]] = {
     "JMSType": ("mcd.Type", C.MQTYPE_STRING, True),
     "JMSXGroupID": ("jms.Gid", C.MQTYPE_STRING, True),
     "JMSXGroupSeq": ("jms.Seq", C.MQTYPE_INT32, True),
+    # The queue manager's publish/subscribe properties, in the MQRFH2's mqps folder
+    # ("Publish/subscribe message properties"; JMS_IBM_SUBSCRIPTION_USER_DATA is
+    # mqps.Sud, <https://www.ibm.com/docs/SSFKSJ_9.4.0/develop/q130250_.html>).
+    "MQTopicString": ("mqps.Top", C.MQTYPE_STRING, False),
+    "MQSubUserData": ("mqps.Sud", C.MQTYPE_STRING, False),
+    "MQIsRetained": ("mqps.Ret", C.MQTYPE_BOOLEAN, False),
 }
-"""{JMS name: (folder name, MQTYPE, settable through the MQI)}."""
+"""{JMS or MQ name: (folder name, MQTYPE, settable through the MQI)}."""
 
 _FOLDER_TO_JMS = {folder: jms for jms, (folder, _t, _s) in JMS_SYNONYMS.items()}
 

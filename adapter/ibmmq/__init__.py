@@ -4,7 +4,8 @@ keep a program written for IBM's `ibmmq` package (ibm-messaging/mq-mqi-python).
 The same implementation as adapter.pymqi, under ibmmq's names: `connect` with its client
 arguments, `QueueManager` (`get_name`, `inquire`/`inq` with one selector or a list
 returning a dict, `stat`, `put1`, `begin`/`commit`/`backout`, `cb`/`ctl`), `Queue`
-(`get_name`, `inquire`/`inq`, `set` with a dict, `cb`), the structures MD, GMO, PMO, OD,
+(`get_name`, `inquire`/`inq`, `set` with a dict, `cb`), publish/subscribe's `Topic` and
+`Subscription` (adapter/pymqi/pubsub.py), the structures SD, SRO, MD, GMO, PMO, OD,
 CD, CNO, CSP, SCO, BNO, STS, CBD, CBC, CTLO, the constant modules CMQC, CMQCFC, CMQXC and
 CMQSTRC, `MQMIError` (`comp`, `reason`, `get('original_length')`, `get('message')`),
 `to_string` and `get_versions`.
@@ -57,6 +58,8 @@ from adapter.pymqi import (
     OD,
     PMO,
     SCO,
+    SD,
+    SRO,
     STS,
     XQH,
     Error,
@@ -67,6 +70,8 @@ from adapter.pymqi import (
     PCFExecute,
     PYIFError,
     Queue,
+    Subscription,
+    Topic,
     bno,
     cd,
     cno,
@@ -117,7 +122,11 @@ __all__ = [
     "Queue",
     "QueueManager",
     "SCO",
+    "SD",
+    "SRO",
     "STS",
+    "Subscription",
+    "Topic",
     "bno",
     "cd",
     "cno",

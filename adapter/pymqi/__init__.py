@@ -24,11 +24,13 @@ from adapter.core.putrules import put_options_error
 from adapter.core.structrules import structure_error
 from adapter.pymqi import CMQC, CMQCFC, CMQXC
 from adapter.pymqi import inquire as _inq
+from adapter.pymqi import pubsub as _pubsub
 from adapter.pymqi.asyncconsume import AsyncConsume
 from adapter.pymqi.dlh import DLH
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
 from adapter.pymqi.failures import internal_failures, mqi
 from adapter.pymqi.msghandle import MessageHandle, MessageHandles
+from adapter.pymqi.pubsub import SD, SRO, Subscription, Topic
 from adapter.pymqi.rfh2 import RFH2, get_rfh2, put_rfh2
 from adapter.pymqi.sharing import HandleSharing
 from adapter.pymqi.structs import (
@@ -95,6 +97,10 @@ __all__ = [
     "Queue",
     "QueueManager",
     "RFH2",
+    "SD",
+    "SRO",
+    "Subscription",
+    "Topic",
     "cno",
     "connect",
     "csp",
@@ -431,7 +437,10 @@ class QueueManager:
             raise MQMIError(_C.MQCC_FAILED, reason)
         q = Queue(self)
         # MQPUT1 opens with what its put options need (its authority is checked as such).
-        q._open_handle(qDesc, put1_open_options(pmo_.Options), put1=True)
+        if isinstance(qDesc, OD) and qDesc.ObjectType == _C.MQOT_TOPIC:  # a publication
+            q.set_handle(_pubsub.open_topic_for_put1(self, qDesc, pmo_.Options))
+        else:
+            q._open_handle(qDesc, put1_open_options(pmo_.Options), put1=True)
         try:
             q._put(msg, md_, pmo_, put1=True)
         finally:
@@ -479,6 +488,20 @@ class QueueManager:
         """DELETE QLOCAL: MQRC_OBJECT_IN_USE while any handle has the queue open,
         MQRC_Q_NOT_EMPTY while messages remain (unless `purge`)."""
         self.get_handle().delete_queue(_name(name), purge=purge)
+
+    @mqi(admin=True)
+    def define_topic(
+        self, name: str, topic_string: str, description: str = "", replace: bool = False
+    ):
+        """DEFINE TOPIC(name) TOPICSTR(topic_string) DESCR(description) (REPLACE)."""
+        return self.get_handle().define_topic(
+            _name(name), topic_string, description, replace=replace
+        )
+
+    @_mqi
+    def delete_topic(self, name: str) -> None:
+        """DELETE TOPIC (MQRC_UNKNOWN_OBJECT_NAME when there is none)."""
+        self.get_handle().delete_topic(_name(name))
 
     @_mqi
     def clear_queue(self, name: str) -> None:
@@ -619,6 +642,11 @@ class Queue:
         return self._handle
 
     getHandle = get_handle
+
+    def set_handle(self, handle) -> None:
+        """Adopt an open handle (ibmmq's set_handle): a subscription's queue, which MQSUB
+        opened, or a topic handle (adapter/pymqi/pubsub.py)."""
+        self._handle, self._closed = handle, False
 
     # -- MQPUT ---------------------------------------------------------------------
     @_mqi
@@ -853,3 +881,4 @@ from adapter.pymqi.pcfstructs import CFH, CFIF, CFIL, CFIN, CFSF, CFSL, CFST  # 
 
 PCFExecute.connector = QueueManager
 PCFExecute.queue_class = Queue
+_pubsub.bind(Queue)  # Topic / Subscription use the face's Queue

@@ -569,3 +569,18 @@ class Catalog:
     def names(self) -> list[str]:
         """Every queue defined (the durable list, from Kafka)."""
         return sorted(self.read_topic())
+
+    # -- other objects kept in the catalog topic (topic objects, durable subscriptions)
+    def write_object(self, key: str, value: bytes | None) -> None:
+        """Write (None: delete) a non-queue object's durable record under `key`, which
+        starts with '*' so no queue name can be it (qmgrdef.is_queue_key)."""
+        if is_queue_key(key):
+            raise ValueError(f"not an object key: {key}")
+        self.log.create_topics(
+            {naming.catalog_topic(self.qmgr): TopicSpec(1, {"cleanup.policy": "compact"})}
+        )
+        self._write(key, value)
+
+    def read_objects(self, prefix: str) -> dict[str, bytes]:
+        """The durable records whose key starts with `prefix` (from Kafka)."""
+        return {k: v for k, v in self._read_all().items() if k.startswith(prefix)}

@@ -22,6 +22,7 @@ from confluent_kafka import KafkaException
 
 from adapter import config
 from adapter.core import cmqc as C
+from adapter.core.calls import SubRequest
 from adapter.core.dynamic import DEFAULT_DYNAMIC_Q_NAME
 from adapter.core.errors import fail
 from adapter.core.openrules import (
@@ -45,12 +46,16 @@ from adapter.shim.context import DEFAULT_CONTEXT
 from adapter.shim.handle import QueueHandle
 from adapter.shim.kafka_log import KafkaLog
 from adapter.shim.log import Log
+from adapter.shim.publish import TopicHandle
+from adapter.shim.pubsub import PubSub
 from adapter.shim.pump import AsyncStatus, Pump
 from adapter.shim.qmgrdef import QMgrDef
 from adapter.shim.redis_store import RedisStore
 from adapter.shim.runstate import RunStateView
 from adapter.shim.services import Services
 from adapter.shim.store import QueueState, StateStore
+from adapter.shim.subscribe import SubscriptionHandle
+from adapter.shim.topics import TopicDef
 from adapter.shim.uow import UnitsOfWork
 
 log = logging.getLogger("mqk.shim.connection")
@@ -115,6 +120,7 @@ class Connection:
             self._close_backends()
             raise
         _LIVE.add(self)
+        self._sweep_subscriptions()
         self._sweep_dynamic()
 
     def _build(self, qmgr: str, transactional_id: str | None) -> None:
@@ -143,6 +149,8 @@ class Connection:
             self.catalog,
             self.run,
         )
+        self.pubsub = PubSub(self.services)
+        self.subs = self.pubsub.subs
         self.user = DEFAULT_CONTEXT["UserIdentifier"]
         self.may_set_context = config.context_authority(self.user)
         self.may_use_alternate_user = config.alternate_user_authority(self.user)
@@ -171,6 +179,15 @@ class Connection:
             self.services.dynamic.sweep_if_due()
         except BACKEND_ERRORS:
             log.warning("sweeping dead temporary dynamic queues failed", exc_info=True)
+
+    def _sweep_subscriptions(self) -> None:
+        """Non-durable subscriptions whose handle's process died go when a connection
+        starts (shim/subscriptions.py); their managed queues are temporary dynamic
+        queues, which the dynamic-queue sweep deletes. Best effort, as that sweep."""
+        try:
+            self.pubsub.subs.sweep()
+        except BACKEND_ERRORS:
+            log.warning("sweeping dead non-durable subscriptions failed", exc_info=True)
 
     def _tick(self) -> None:
         if self.run.current() is not RunState.ENDING_IMMEDIATELY:
@@ -326,6 +343,41 @@ class Connection:
         if isinstance(value, int) and value > limit:
             raise ValueError(f"MAXMSGL({value}) exceeds the queue manager's MAXMSGL({limit})")
 
+    # -- publish/subscribe (shim/pubsub.py) -----------------------------------------
+    def open_topic(self, object_name: str, object_string: str, options: int) -> TopicHandle:
+        """MQOPEN of a topic (MQOT_TOPIC) for publishing."""
+        self.run.check(options & C.MQOO_FAIL_IF_QUIESCING)
+        reason = open_options_error(options) or handle_error(
+            self.services.open_handles(), self.qmgr_def().max_handles
+        )
+        if reason is not None:
+            raise fail(reason)
+        self.check_context_authority(options)
+        self.check_alternate_user_authority(options)
+        return self.pubsub.open_topic(object_name, object_string, options)
+
+    def subscribe(
+        self, req: SubRequest, queue: QueueHandle | None
+    ) -> tuple[SubscriptionHandle, QueueHandle, str]:
+        """MQSUB: the subscription handle, its queue's handle, the full topic string."""
+        self.run.check(req.options & C.MQSO_FAIL_IF_QUIESCING)
+        reason = handle_error(self.services.open_handles(), self.qmgr_def().max_handles)
+        if reason is not None:
+            raise fail(reason)
+        return self.pubsub.subscribe(req, queue, self.open)
+
+    def define_topic(
+        self, name: str, topic_string: str, description: str = "", *, replace: bool = False
+    ) -> TopicDef:
+        """DEFINE TOPIC(name) TOPICSTR(topic_string) DESCR(description)."""
+        return self.pubsub.topics.define(TopicDef(name, topic_string, description), replace)
+
+    def delete_topic(self, name: str) -> None:
+        self.pubsub.topics.delete(name)
+
+    def lookup_topic(self, name: str) -> TopicDef | None:
+        return self.pubsub.topics.lookup(name)
+
     def delete_queue(self, name: str, purge: bool = False) -> None:
         self.catalog.delete(name, purge=purge)
 
@@ -439,6 +491,7 @@ class Connection:
             else:
                 self.txn.commit()
         finally:
+            self.pubsub.end()
             self._delete_temporary()
             self.store.close()
             self.log.close()
@@ -452,6 +505,7 @@ class Connection:
             self.barrier()
         finally:
             self.txn.backout()
+            self.pubsub.end()
             self._delete_temporary()
             self.store.close()
             self.log.close()

@@ -69,6 +69,16 @@ class _QueueData:
     deleting: tuple[str, int] | None = None  # a DELETE QLOCAL in progress: (owner, until)
 
 
+@dataclass
+class _PubSubData:
+    """The memory twin of redis_store's `subs`, `subs.owner`, `subs.version`, `retained`."""
+
+    subs: dict[str, bytes] = field(default_factory=dict)
+    owners: dict[str, tuple[str, int]] = field(default_factory=dict)
+    version: int | None = None
+    retained: dict[str, bytes] = field(default_factory=dict)
+
+
 class MemoryServer:
     """One fake Redis: the data of every queue manager and the lock that makes each
     transition atomic. Share one between stores that should see one state."""
@@ -78,6 +88,7 @@ class MemoryServer:
         self.queues: dict[tuple[str, str], _QueueData] = {}
         self.catalogs: dict[str, dict[str, bytes]] = {}
         self.run_states: dict[str, str] = {}  # qmgr -> run state (`status`)
+        self.pubsub: dict[str, _PubSubData] = {}  # qmgr -> subscriptions, retained
         # Unreachable: every call of every store on this server raises.
         self.down = False
 
@@ -88,6 +99,7 @@ class MemoryServer:
             self.queues.clear()
             self.catalogs.clear()
             self.run_states.clear()
+            self.pubsub.clear()
 
     def data(self, qmgr: str, queue: str) -> _QueueData:
         """The queue's keys (created empty on first use, as Redis keys appear on write)."""
@@ -614,6 +626,9 @@ class MemoryStore:
         with self._call_retried():
             pass
 
+    def pubsub(self) -> MemoryPubSubState:
+        return MemoryPubSubState(self)
+
     def close(self) -> None:
         # Like redis-py's close(): the next call simply reconnects.
         self.closed = True
@@ -652,3 +667,88 @@ class _Call:
 
     def __exit__(self, *exc: object) -> None:
         self._store.server.lock.release()
+
+
+class MemoryPubSubState:
+    """store.PubSubState on a MemoryServer."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def _data(self) -> _PubSubData:
+        server = self.store.server
+        d = server.pubsub.get(self.store.qmgr)
+        if d is None:
+            d = server.pubsub[self.store.qmgr] = _PubSubData()
+        return d
+
+    def subs_all(self) -> dict[str, bytes]:
+        with self.store._call_retried():
+            return dict(self._data().subs)
+
+    def sub_get(self, key: str) -> bytes | None:
+        with self.store._call_retried():
+            return self._data().subs.get(key)
+
+    def sub_put(self, key: str, definition: bytes) -> None:
+        with self.store._call():
+            d = self._data()
+            d.subs[key] = bytes(definition)
+            d.version = (d.version or 0) + 1
+
+    def sub_delete(self, key: str) -> None:
+        with self.store._call():
+            d = self._data()
+            d.subs.pop(key, None)
+            d.owners.pop(key, None)
+            d.version = (d.version or 0) + 1
+
+    def version(self) -> str | None:
+        with self.store.server.lock:  # RedisStore: the client-tracking cache
+            v = self._data().version
+            return None if v is None else str(v)
+
+    def init_version(self) -> bool:
+        with self.store._call():
+            d = self._data()
+            if d.version is not None:
+                return False
+            d.version = 1
+            return True
+
+    def lease(self, key: str, owner: str, lease_ms: int) -> bool:
+        with self.store._call():
+            d = self._data()
+            now = self.store.now_ms()
+            cur = d.owners.get(key)
+            if cur is not None and cur[0] != owner and cur[1] > now:
+                return False
+            d.owners[key] = (owner, now + lease_ms)
+            return True
+
+    def release(self, key: str, owner: str) -> None:
+        with self.store._call():
+            d = self._data()
+            cur = d.owners.get(key)
+            if cur is not None and cur[0] == owner:
+                del d.owners[key]
+
+    def leases(self) -> dict[str, tuple[str, int]]:
+        with self.store._call_retried():
+            return dict(self._data().owners)
+
+    def retained_get(self, topic: str) -> bytes | None:
+        with self.store._call_retried():
+            return self._data().retained.get(topic)
+
+    def retained_all(self) -> dict[str, bytes]:
+        with self.store._call_retried():
+            return dict(self._data().retained)
+
+    def retained_put(self, topic: str, envelope: bytes | None) -> None:
+        with self.store._call():
+            d = self._data()
+            if envelope is None:
+                d.retained.pop(topic, None)
+            else:
+                d.retained[topic] = bytes(envelope)

@@ -42,3 +42,14 @@ def ack_topic(qmgr: str, queue: str) -> str:
 def catalog_topic(qmgr: str) -> str:
     """Compacted: one record per queue definition (tombstone on DELETE QLOCAL)."""
     return _topic(escape(qmgr), "_catalog")
+
+
+def pub_topic(qmgr: str) -> str:
+    """Every publication of the queue manager (key = its full topic string), for
+    Kafka-native consumers; MQ subscribers get their copies on their queues."""
+    return _topic(escape(qmgr), "_pub")
+
+
+def retained_topic(qmgr: str) -> str:
+    """Compacted: the retained publication of each topic string (key = topic string)."""
+    return _topic(escape(qmgr), "_retained")

@@ -12,6 +12,8 @@ keeps its blank."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mqk_avro import codec
 
 from adapter import config
@@ -90,8 +92,17 @@ class Putter:
             self._depth_cache = (estimate, self.svc.clock.monotonic())
         return estimate
 
-    def put(self, req: PutRequest, payload: bytes, *, put1: bool = False) -> PutResult:
-        """MQPUT / MQPUT1. Raises MQMIError for failures."""
+    def put(
+        self,
+        req: PutRequest,
+        payload: bytes,
+        *,
+        put1: bool = False,
+        deliver: Callable[[list[records.Record]], None] | None = None,
+    ) -> PutResult:
+        """MQPUT / MQPUT1. Raises MQMIError for failures. `deliver`: the records are
+        handed to it instead of being sent (a publication: shim/publish.py sends them
+        with its copies in one transaction, and asks for no COA of its own)."""
         svc = self.svc
         opts = req.options
         if svc.closed:
@@ -263,7 +274,9 @@ class Putter:
         out = records.build(topic, plan, pieces, fields, context, payload, msg_id, svc.new_msg_id)
         if self.remote is not None:
             out = self._for_transmission(out)
-        if in_uow:  # invisible to read_committed getters until the transaction commits
+        if deliver is not None:
+            deliver(out)
+        elif in_uow:  # invisible to read_committed getters until the transaction commits
             svc.txn.put(self.name, out)
         elif self._async_response(opts):
             svc.pump.send_async(self.name, out)
@@ -271,11 +284,8 @@ class Putter:
             svc.pump.send_sync(self.name, out)
         # A message for a remote queue arrives at its destination later: the COA is
         # the destination queue manager's (the transmission message asks for none).
-        if (
-            self.remote is None
-            and req.report & C.MQRO_COA
-            and wants_coa(req.report, fields["Format"])
-        ):
+        coa = deliver is None and self.remote is None and req.report & C.MQRO_COA
+        if coa and wants_coa(req.report, fields["Format"]):
             self._confirm_arrival(out, in_uow)
         self.cursor = plan.cursor
         if warning is not None:

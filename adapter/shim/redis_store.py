@@ -23,6 +23,13 @@ add_depths_once), and per queue manager `mqk:{QM}:catalog` (hash name -> definit
 the cache of the catalog topic, and `mqk:{QM}:status` (the run state endmqm left:
 `QUIESCING` or `ENDING IMMEDIATELY`; absent while running, strmqm deletes it; written
 only by shim/runstate.py). No script touches two queues (Redis Cluster slots).
+Publish/subscribe (shim/subscriptions.py, shim/publish.py), per queue manager:
+`mqk:{QM}:subs` (hash subscription key -> definition, JSON), `mqk:{QM}:subs.owner` (hash
+subscription key -> `owner|lease_until_ms`: the handle that has it open, which keeps a
+non-durable one alive and makes a durable one in use, 2429), `mqk:{QM}:subs.version`
+(counter bumped by every change of `subs`, read through the client-tracking cache so a
+publisher learns of a new subscription at no round trip) and `mqk:{QM}:retained` (hash
+topic string -> the retained publication's envelope).
 A candidate is spelled `priority.partition:offset` (store.encode); the scripts parse it.
 
 Definition marks and the run state are read on every MQPUT and MQGET, so they are
@@ -391,10 +398,42 @@ def status_key(qmgr: str) -> str:
     return f"mqk:{{{qmgr}}}:status"
 
 
+def pubsub_key(qmgr: str, part: str) -> str:
+    """`subs`, `subs.owner`, `subs.version`, `retained` of a queue manager."""
+    return f"mqk:{{{qmgr}}}:{part}"
+
+
+_PUBSUB_PARTS = ("subs", "subs.owner", "subs.version", "retained")
+
+# KEYS: subs.owner; ARGV: key, owner, now, until. 1: taken (free, expired or ours).
+_SUB_LEASE = """
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if cur then
+  local bar = string.find(cur, '|', 1, true)
+  local who = string.sub(cur, 1, bar - 1)
+  if who ~= ARGV[2] and tonumber(string.sub(cur, bar + 1)) > tonumber(ARGV[3]) then
+    return 0
+  end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. '|' .. ARGV[4])
+return 1
+"""
+
+# KEYS: subs.owner; ARGV: key, owner. Drops the lease only if it is the owner's.
+_SUB_RELEASE = """
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if cur and string.sub(cur, 1, string.find(cur, '|', 1, true) - 1) == ARGV[2] then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+end
+return 1
+"""
+
+
 def purge_queue_manager(client: redis.Redis, qmgr: str) -> None:
     """Delete every key of a queue manager (test clean-up)."""
     keys = list(client.scan_iter(match=f"mqk:{{{qmgr}/*", count=1000))
     keys.extend((catalog_key(qmgr), status_key(qmgr)))
+    keys.extend(pubsub_key(qmgr, part) for part in _PUBSUB_PARTS)
     client.delete(*keys)
 
 
@@ -774,9 +813,82 @@ class RedisStore:
     def ping(self) -> None:
         self._transient(self.client.ping)()
 
+    def pubsub(self) -> RedisPubSubState:
+        return RedisPubSubState(self)
+
     def close(self) -> None:
         self.marks.close()
         self.client.close()
+
+
+class RedisPubSubState:
+    """store.PubSubState: subscriptions, their owners' leases and retained publications."""
+
+    def __init__(self, store: RedisStore) -> None:
+        self.store = store
+        self.r = store.client
+        self._subs = pubsub_key(store.qmgr, "subs")
+        self._owner = pubsub_key(store.qmgr, "subs.owner")
+        self._version = pubsub_key(store.qmgr, "subs.version")
+        self._retained = pubsub_key(store.qmgr, "retained")
+
+    def subs_all(self) -> dict[str, bytes]:
+        raw = self.store._transient(self.r.hgetall)(self._subs)
+        return {k.decode(): v for k, v in raw.items()}
+
+    def sub_get(self, key: str) -> bytes | None:
+        return self.store._transient(self.r.hget)(self._subs, key)
+
+    def sub_put(self, key: str, definition: bytes) -> None:
+        with self.r.pipeline(transaction=True) as p:
+            p.hset(self._subs, key, definition)
+            p.incr(self._version)
+            p.execute()
+        self.r.ping()  # the invalidations are out before this returns (set_definition)
+
+    def sub_delete(self, key: str) -> None:
+        with self.r.pipeline(transaction=True) as p:
+            p.hdel(self._subs, key)
+            p.hdel(self._owner, key)
+            p.incr(self._version)
+            p.execute()
+        self.r.ping()
+
+    def version(self) -> str | None:
+        raw = self.store.marks.get(self._version)
+        return None if raw is None else raw.decode()
+
+    def init_version(self) -> bool:
+        """Set the version where there is none (after a loss of Redis): True if set."""
+        return bool(self.r.set(self._version, 1, nx=True))
+
+    def lease(self, key: str, owner: str, lease_ms: int) -> bool:
+        now = self.store.now_ms()
+        args = [key, owner, now, now + lease_ms]
+        return bool(self.store.scripts["sub_lease"](keys=[self._owner], args=args))
+
+    def release(self, key: str, owner: str) -> None:
+        self.store.scripts["sub_release"](keys=[self._owner], args=[key, owner])
+
+    def leases(self) -> dict[str, tuple[str, int]]:
+        out = {}
+        for k, v in self.store._transient(self.r.hgetall)(self._owner).items():
+            who, _, until = v.decode().partition("|")
+            out[k.decode()] = (who, int(until))
+        return out
+
+    def retained_get(self, topic: str) -> bytes | None:
+        return self.r.hget(self._retained, topic)
+
+    def retained_all(self) -> dict[str, bytes]:
+        raw = self.store._transient(self.r.hgetall)(self._retained)
+        return {k.decode(): v for k, v in raw.items()}
+
+    def retained_put(self, topic: str, envelope: bytes | None) -> None:
+        if envelope is None:
+            self.r.hdel(self._retained, topic)
+        else:
+            self.r.hset(self._retained, topic, envelope)
 
 
 _SCRIPTS = {
@@ -794,4 +906,6 @@ _SCRIPTS = {
     "open": _OPEN,
     "begin_delete": _BEGIN_DELETE,
     "end_delete": _END_DELETE,
+    "sub_lease": _SUB_LEASE,
+    "sub_release": _SUB_RELEASE,
 }

@@ -245,6 +245,50 @@ class QueueState(Protocol):
         ...
 
 
+class PubSubState(Protocol):
+    """Subscriptions (key -> definition), the leases of the handles that have them open,
+    and retained publications (topic string -> envelope); shim/subscriptions.py and
+    shim/publish.py own what the values mean."""
+
+    def subs_all(self) -> dict[str, bytes]: ...
+
+    def sub_get(self, key: str) -> bytes | None: ...
+
+    def sub_put(self, key: str, definition: bytes) -> None:
+        """Write and bump the version: every publisher's next `version()` differs."""
+        ...
+
+    def sub_delete(self, key: str) -> None:
+        """Delete the definition and its lease, and bump the version."""
+        ...
+
+    def version(self) -> str | None:
+        """Changes with every sub_put / sub_delete; None when never set (or lost). Read
+        on every publication, so it costs no round trip while unchanged."""
+        ...
+
+    def init_version(self) -> bool:
+        """Set a first version where there is none: True if this call set it."""
+        ...
+
+    def lease(self, key: str, owner: str, lease_ms: int) -> bool:
+        """Take or renew the subscription for `owner` (False: another owner holds a
+        lease that has not run out)."""
+        ...
+
+    def release(self, key: str, owner: str) -> None: ...
+
+    def leases(self) -> dict[str, tuple[str, int]]:
+        """key -> (owner, lease until, ms)."""
+        ...
+
+    def retained_get(self, topic: str) -> bytes | None: ...
+
+    def retained_all(self) -> dict[str, bytes]: ...
+
+    def retained_put(self, topic: str, envelope: bytes | None) -> None: ...
+
+
 class StateStore(Protocol):
     """A queue manager's state: per-queue state and the catalog cache."""
 
@@ -274,6 +318,10 @@ class StateStore(Protocol):
 
     def set_run_state(self, state: str | None) -> None:
         """endmqm (a state) / strmqm (None): every connection's next call sees it."""
+        ...
+
+    def pubsub(self) -> PubSubState:
+        """The queue manager's publish/subscribe state."""
         ...
 
     def ping(self) -> None:

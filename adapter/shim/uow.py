@@ -28,6 +28,7 @@ import itertools
 import logging
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -83,6 +84,9 @@ class UnitOfWork:
     doomed: bool = False  # can no longer commit: gets and puts fail with 2003
     written: dict[tuple[str, int], int] = field(default_factory=dict)  # last offset per partition
     renewed_at: float = 0.0
+    # State changes that belong to the unit of work's outcome (a retained publication's
+    # cache entry): run after the commit, dropped by a backout.
+    after_commit: list[Callable[[], None]] = field(default_factory=list)
 
     def all_prefetched(self) -> list[HeldGet]:
         return [h for run in self.prefetched.values() for h in run]
@@ -180,10 +184,11 @@ class UnitsOfWork:
         if self.current is not None:
             self.current.uncommitted += 1
 
-    def put(self, queue: str, records: list[Record], *, counted: bool = True) -> None:
+    def put(self, queue: str | None, records: list[Record], *, counted: bool = True) -> None:
         """Syncpoint puts: invisible to read_committed getters until commit. `counted`:
         an application's MQPUT (one uncommitted message, MAXUMSGS), not a message the
-        queue manager moves itself (a BOTHRESH requeue)."""
+        queue manager moves itself (a BOTHRESH requeue). `queue` None: records on no
+        queue (a publication's own records), counted in no depth."""
         uow = self.begin()
         try:
             for topic, key, value, headers in records:
@@ -191,7 +196,8 @@ class UnitsOfWork:
         except KafkaException as exc:
             uow.doomed = True
             raise fail(C.MQRC_BACKED_OUT) from exc
-        uow.puts[queue] = uow.puts.get(queue, 0) + len(records)
+        if queue is not None:
+            uow.puts[queue] = uow.puts.get(queue, 0) + len(records)
         if counted:
             uow.uncommitted += 1
 
@@ -335,6 +341,12 @@ class UnitsOfWork:
         for queue, n in uow.puts.items():  # depth counts committed messages only
             self.pump.count_put(queue, n)
         self.pump.flush_depth()  # before MQCMIT returns, so a kill after it loses nothing
+        for action in uow.after_commit:
+            try:
+                action()
+            except Exception:  # Kafka holds the truth (e.g. the compacted _retained topic)
+                self.state_failures += 1
+                log.warning("a state update after commit failed", exc_info=True)
         for queue, keys in by_queue.items():
             try:
                 self.store.queue(queue).apply_consumed(keys)

@@ -1,6 +1,7 @@
 """What each MQSC command does, on a connection of the pymqi face, and what runmqsc
 prints for it: DEFINE / ALTER / DELETE QLOCAL, QMODEL, QALIAS, QREMOTE, CLEAR QLOCAL,
-DISPLAY QUEUE / QLOCAL / QMODEL / QALIAS / QREMOTE / QSTATUS / QMGR and ALTER QMGR.
+DISPLAY QUEUE / QLOCAL / QMODEL / QALIAS / QREMOTE / QSTATUS / QMGR and ALTER QMGR;
+DEFINE / DISPLAY / DELETE TOPIC (adapter/tools/mqsctopic.py).
 
 The attributes are adapter/core/queueattrs.py's table; a keyword MQ has but mqk does not
 implement fails the command, naming it. The response messages are runmqsc's (IBM MQ
@@ -21,6 +22,7 @@ from typing import Any
 import adapter.pymqi as pymqi
 from adapter.core import queueattrs as QA  # noqa: N812
 from adapter.core.mqscparse import Command, MQSCSyntaxError, Param, is_generic, matches
+from adapter.tools.mqsctopic import TopicCommandError, TopicCommands
 
 log = logging.getLogger(__name__)
 C = pymqi.CMQC
@@ -82,12 +84,13 @@ def _all(cmd: Command, asked: list) -> bool:
     return "ALL" in cmd.keywords() or (not asked and not is_generic(cmd.name or ""))
 
 
-class Processor:
+class Processor(TopicCommands):
     """Runs parsed commands on `qm`, printing through `out`; `run` says whether the
     command succeeded (MQSCSyntaxError escapes for a command that never ran)."""
 
     def __init__(self, qm: pymqi.QueueManager, qmgr: str, out: Callable[[str], None]) -> None:
         self.qm, self.qmgr, self.out = qm, qmgr, out
+        self.layout = columns
 
     def run(self, cmd: Command) -> bool:
         handler = getattr(self, f"_{cmd.verb.lower()}_{cmd.objtype.lower()}", None)
@@ -98,7 +101,7 @@ class Processor:
                 raise CommandError(f"mqk: {cmd.verb} {cmd.objtype} is not supported by mqk.")
             handler(cmd)
             return True
-        except CommandError as failure:
+        except (CommandError, TopicCommandError) as failure:
             self.out(str(failure))
         except pymqi.MQMIError as err:
             self.out(self._reason(err.reason, cmd.name or ""))

@@ -410,3 +410,76 @@ def test_run_state_agrees(qmgr):
         assert seen["redis"] == seen["memory"] == [None, "QUIESCING", "ENDING IMMEDIATELY", None]
     finally:
         pair.close()
+
+
+_PUBSUB_OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("put"), st.integers(0, 1), st.sampled_from(["s1", "s2", "s3"])),
+        st.tuples(st.just("delete"), st.integers(0, 1), st.sampled_from(["s1", "s2", "s3"])),
+        st.tuples(
+            st.just("lease"),
+            st.integers(0, 1),
+            st.sampled_from(["s1", "s2"]),
+            st.sampled_from(OWNERS),
+            st.sampled_from(LEASES),
+        ),
+        st.tuples(
+            st.just("release"),
+            st.integers(0, 1),
+            st.sampled_from(["s1", "s2"]),
+            st.sampled_from(OWNERS),
+        ),
+        st.tuples(
+            st.just("retain"), st.integers(0, 1), st.sampled_from(["a/b", "c"]), st.booleans()
+        ),
+        st.tuples(st.just("tick"), st.sampled_from([0.001, 0.6, 3.0])),  # seconds
+    ),
+    max_size=30,
+)
+
+
+def _pubsub_outcome(ps: Any, op: tuple) -> Any:
+    name, _conn, *args = op
+    if name == "put":
+        ps.sub_put(args[0], f"def-{args[0]}".encode())
+    elif name == "delete":
+        ps.sub_delete(args[0])
+    elif name == "lease":
+        return ps.lease(args[0], args[1], args[2])
+    elif name == "release":
+        ps.release(args[0], args[1])
+    elif name == "retain":
+        ps.retained_put(args[0], b"env" if args[1] else None)
+    return (ps.subs_all(), sorted(ps.leases().items()), ps.retained_all(), ps.version() is None)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(seq=_PUBSUB_OPS)
+def test_pubsub_state_agrees(qmgr, seq):
+    """Subscriptions, their owners' leases, the version and retained publications: the
+    same answers from redis_store's keys and memory_store's twins (the version's value
+    is each backend's own counter: only whether it is set is compared, and that it
+    changes on every write, as a publisher's index needs)."""
+    pair = Pair(qmgr, "Q.PUBSUB")
+    try:
+        stores = {
+            "redis": [s.pubsub() for s in pair.redis],
+            "memory": [s.pubsub() for s in pair.memory],
+        }
+        r = stores["redis"][0]  # the qmgr fixture is one for every example: start empty
+        r.r.delete(r._subs, r._owner, r._version, r._retained)
+        for op in seq:
+            if op[0] == "tick":
+                pair.clock.advance(op[1])
+                continue
+            got = {}
+            for label, side in stores.items():
+                before = side[1 - op[1]].version()
+                got[label] = _pubsub_outcome(side[op[1]], op)
+                if op[0] in ("put", "delete"):
+                    assert side[1 - op[1]].version() != before  # the other connection sees it
+            assert got["redis"] == got["memory"], op
+    finally:
+        pair.close()

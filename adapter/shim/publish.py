@@ -1,0 +1,344 @@
+"""Publishing: MQOPEN of a topic for output, and MQPUT / MQPUT1 to it, which fans the
+publication out to every matching subscription's queue.
+
+One MQPUT on a topic handle is one Kafka transaction holding the publication's own
+record on `mqk.<QM>._pub` (key = the full topic string, for Kafka-native consumers),
+one copy per matching subscription on its destination queue's priority topic, and, with
+MQPMO_RETAIN, the record of the compacted `mqk.<QM>._retained`. Outside syncpoint the
+transaction is a short one of its own (on a second transactional producer of the
+connection, so a unit of work the application has open is not touched); under
+syncpoint it is the caller's unit of work and everything appears at MQCMIT. Each
+matching subscription therefore gets each publication exactly once, in the order of
+the publisher's puts.
+
+The publication goes through the MQPUT rules once (shim/put.py, against the topic's
+attributes: SYSTEM.BASE.TOPIC's DEFPSIST(NO), DEFPRTY(0), the queue manager's MAXMSGL);
+each copy is the stored envelope with its own MsgId, the subscription's CorrelId, its
+PubPriority, and the properties MQ adds ("Publish/subscribe message properties":
+MQTopicString, MQSubUserData when the subscription has user data, MQIsRetained on a
+retained publication delivered to a new subscription or on request,
+<https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=properties-publishsubscribe-message>).
+A subscription with a SelectionString gets the publications it selects
+(core/selector.py over the publication, as MQGET's selection reads a message). A
+subscription made with MQSO_PUBLICATIONS_ON_REQUEST gets nothing at publication time:
+only what MQSUBRQ asks for (the retained publication). MQPMO_SUPPRESS_REPLYTO blanks the
+copies' ReplyToQ / ReplyToQMgr; MQPMO_NOT_OWN_SUBS skips the subscriptions the
+publishing connection holds open (MQPMO Options).
+
+No matching subscription is MQRC_NONE, or MQRC_NO_SUBS_MATCHED (2550, a warning) with
+MQPMO_WARN_IF_NO_SUBS_MATCHED (MQPMO Options,
+<https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=mqpmo-options-mqlong>).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+from mqk_avro import codec
+
+from adapter.core import cmqc as C
+from adapter.core import propwire
+from adapter.core.calls import PutRequest, PutResult
+from adapter.core.errors import MQMIError, fail
+from adapter.core.topicstring import Wildcard, matches
+from adapter.shim import naming, records
+from adapter.shim.catalog import QueueDef
+from adapter.shim.log import TopicSpec, read_range
+from adapter.shim.put import Putter
+from adapter.shim.records import Record
+from adapter.shim.selection import message_lookup
+from adapter.shim.services import Services
+from adapter.shim.subscriptions import SubDef, Subscriptions
+from adapter.shim.uow import UnitsOfWork
+
+log = logging.getLogger("mqk.shim.publish")
+
+TOPIC_HEADER = "mqk.topic"
+BASE_TOPIC = "SYSTEM.BASE.TOPIC"
+# Options of a publication that are not a queue put's.
+_PUB_ONLY = (
+    C.MQPMO_RETAIN | C.MQPMO_WARN_IF_NO_SUBS_MATCHED | C.MQPMO_NOT_OWN_SUBS | C.MQPMO_SCOPE_QMGR
+)
+_TOPIC_ATTRS = {"def_persistence": C.MQPER_NOT_PERSISTENT, "def_priority": 0}
+
+
+class _NoDepth:
+    """A topic has no depth: the publication's own put never counts against one."""
+
+    def depth(self) -> int:
+        return 0
+
+
+def copy_envelope(
+    env: dict[str, Any],
+    topic: str,
+    sd: SubDef,
+    qdef: QueueDef,
+    msg_id: bytes,
+    *,
+    retained: bool = False,
+) -> dict[str, Any]:
+    """The envelope of `sd`'s copy of a publication."""
+    out = dict(env)
+    out["MsgId"] = msg_id
+    out["CorrelId"] = sd.correl_bytes
+    if sd.pub_priority >= 0:
+        out["Priority"] = sd.pub_priority
+    elif sd.pub_priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+        out["Priority"] = qdef.def_priority
+    props = propwire.unpack(bytes(env.get("Properties") or b""))
+    props.set("mqps.Top", topic, C.MQTYPE_STRING, validate=False)
+    if sd.user_data:
+        props.set("mqps.Sud", sd.user_data, C.MQTYPE_STRING, validate=False)
+    if retained:
+        props.set("mqps.Ret", True, C.MQTYPE_BOOLEAN, validate=False)
+    out["Properties"] = propwire.pack(props)
+    return out
+
+
+class Publisher:
+    """A connection's publishing side: the subscriptions it matches against and the
+    transactional producer of its publications outside syncpoint."""
+
+    def __init__(self, svc: Services, subs: Subscriptions) -> None:
+        self.svc = svc
+        self.subs = subs
+        self.state = svc.store.pubsub()
+        self._txn: UnitsOfWork | None = None
+        self._pub_topic = naming.pub_topic(svc.qmgr)
+        self._retained_topic = naming.retained_topic(svc.qmgr)
+        self._topics_made = False
+        subs.on_recover.append(self.restore_retained)
+
+    def _own_txn(self) -> UnitsOfWork:
+        if self._txn is None:
+            svc = self.svc
+            self._txn = UnitsOfWork(
+                svc.qmgr,
+                svc.conn_id,
+                svc.log,
+                svc.store,
+                svc.pump,
+                svc.clock,
+                f"{svc.txn.transactional_id}.pub",
+            )
+        return self._txn
+
+    def restore_retained(self) -> int:
+        """The store lost its state: put the retained publications back from the
+        compacted `_retained` topic (the latest record per topic string). Returns how
+        many were missing."""
+        topic = self._retained_topic
+        if not self.svc.log.topic_exists(topic):
+            return 0
+        high = self.svc.log.end_offsets([(topic, 0)])[(topic, 0)]
+        latest: dict[str, bytes] = {}
+
+        def on_record(msg: Any) -> None:
+            latest[msg.key().decode()] = msg.value()
+
+        read_range(self.svc.log, {(topic, 0): (0, high)}, on_record, timeout_s=30)
+        missing = {t: v for t, v in latest.items() if self.state.retained_get(t) is None}
+        for t, v in missing.items():
+            self.state.retained_put(t, v)
+        if missing:
+            log.warning("restored %d retained publications from %s", len(missing), topic)
+        return len(missing)
+
+    def ensure_topics(self) -> None:
+        if not self._topics_made:
+            self.svc.log.create_topics(
+                {
+                    self._pub_topic: TopicSpec(1),
+                    self._retained_topic: TopicSpec(1, {"cleanup.policy": "compact"}),
+                }
+            )
+            self._topics_made = True
+
+    def topic_def(self) -> QueueDef:
+        """The topic's attributes as the MQPUT rules read them (SYSTEM.BASE.TOPIC)."""
+        qm = self.svc.qmgr_def()
+        return QueueDef(
+            name=BASE_TOPIC,
+            max_msg_length=qm.max_msg_length,
+            max_depth=999_999_999,
+            **_TOPIC_ATTRS,
+        )
+
+    # -- fan-out -----------------------------------------------------------------------
+    def copies(
+        self,
+        topic: str,
+        envs: list[dict[str, Any]],
+        *,
+        retained: bool = False,
+        skip: frozenset[str] | set[str] = frozenset(),
+    ) -> tuple[dict[str, list[Record]], int]:
+        """Every matching subscription's copy of the publication's pieces, by queue,
+        and how many subscriptions matched (`skip`: keys not to deliver to)."""
+        by_queue: dict[str, list[Record]] = {}
+        matched = 0
+        for sd in self.subs.matching(topic):
+            if sd.key in skip:
+                continue
+            if sd.on_request:
+                matched += 1
+                continue
+            got = self._copy_for(sd, topic, envs, retained=retained)
+            if got is None:
+                continue
+            matched += 1
+            if got:
+                by_queue.setdefault(sd.queue, []).extend(got)
+        return by_queue, matched
+
+    def _copy_for(
+        self, sd: SubDef, topic: str, envs: list[dict[str, Any]], *, retained: bool
+    ) -> list[Record] | None:
+        """`sd`'s records (None: its selector refuses the publication; [] its queue is
+        gone: logged, as MQ's NPMSGDLV/PMSGDLV(ALLAVAIL) delivers to the others)."""
+        selector = self.subs.selector(sd)
+        if selector is not None and not selector.matches(message_lookup(envs[0])):
+            return None
+        qdef = self.svc.catalog.lookup(sd.queue)
+        if qdef is None or not qdef.has_storage:
+            log.warning("subscription %r: its queue %s is gone; not delivered", sd.name, sd.queue)
+            return []
+        out = []
+        for env in envs:
+            copy = copy_envelope(env, topic, sd, qdef, self.svc.new_msg_id(), retained=retained)
+            data = naming.data_topic(self.svc.qmgr, sd.queue, min(copy["Priority"], 9))
+            key = records.record_key(copy["GroupId"], copy["MsgId"])
+            out.append((data, key, codec.encode(copy), records.headers_of(copy)))
+        return out
+
+    def send(
+        self,
+        by_queue: dict[str, list[Record]],
+        own: list[Record],
+        in_uow: bool,
+        after_commit: Callable[[], None] | None = None,
+    ) -> None:
+        """One transaction: the caller's unit of work (`in_uow`), else a short one;
+        `after_commit` runs when it commits (never if it backs out)."""
+        txn = self.svc.txn if in_uow else self._own_txn()
+        uow = txn.begin()
+        if after_commit is not None:
+            uow.after_commit.append(after_commit)
+        try:
+            txn.put(None, own, counted=in_uow)
+            for queue, recs in by_queue.items():
+                txn.put(queue, recs, counted=False)
+        except MQMIError:
+            if not in_uow:
+                txn.backout()
+            raise
+        if not in_uow:
+            try:
+                txn.commit()
+            except MQMIError as err:
+                log.warning("publication backed out: %s", err)
+                raise fail(C.MQRC_PUBLICATION_FAILURE) from err
+
+    def deliver_retained(self, sd: SubDef) -> int:
+        """MQSUB (unless MQSO_NEW_PUBLICATIONS_ONLY) and MQSUBRQ: the retained
+        publications on topics `sd` matches, marked MQIsRetained, sent at once. Returns
+        how many."""
+        wildcard = Wildcard(sd.wildcard)
+        found = []
+        raw = self.state.retained_get(sd.topic)
+        if raw is not None:
+            found.append((sd.topic, raw))
+        if not found or set(sd.topic) & set("#+*?"):
+            found = [
+                (t, v)
+                for t, v in sorted(self.state.retained_all().items())
+                if matches(sd.topic, t, wildcard)
+            ]
+        n = 0
+        for topic, value in found:
+            got = self._copy_for(sd, topic, [codec.decode(value)], retained=True)
+            if got:
+                self.svc.pump.send_sync(sd.queue, got)
+                n += 1
+        return n
+
+
+class TopicHandle:
+    """An open topic (MQOPEN with ObjectType MQOT_TOPIC) for output."""
+
+    def __init__(
+        self, svc: Services, publisher: Publisher, topic: str, object_name: str, options: int
+    ) -> None:
+        self.svc = svc
+        self.publisher = publisher
+        self.topic = topic
+        # The topic object (ResolvedQName of the put: at most 48 characters, as a name).
+        self.name = object_name or BASE_TOPIC
+        self.object_name = object_name
+        self.options = options
+        self.remote = None  # a topic is never a remote queue's route (QueueHandle.remote)
+        self.hobj, self.handle_id = svc.new_handle_id()
+        self.closed = False
+        publisher.ensure_topics()
+        self.putter = Putter(svc, publisher.topic_def(), C.MQOO_OUTPUT, _NoDepth())  # type: ignore[arg-type]
+        svc.handles[self.hobj] = self
+
+    def __index__(self) -> int:
+        return self.hobj
+
+    def renew(self) -> bool:
+        return True  # a topic handle holds no registration
+
+    def put(self, req: PutRequest, payload: bytes, *, put1: bool = False) -> PutResult:
+        svc = self.svc
+        if self.closed or svc.closed:
+            raise fail(C.MQRC_HCONN_ERROR if svc.closed else C.MQRC_HOBJ_ERROR)
+        svc.run.check(req.options & C.MQPMO_FAIL_IF_QUIESCING)
+        if not put1 and not self.options & C.MQOO_OUTPUT:
+            raise fail(C.MQRC_NOT_OPEN_FOR_OUTPUT)
+        opts = req.options
+        in_uow = bool(opts & C.MQPMO_SYNCPOINT)
+        if in_uow:
+            svc.txn.begin()  # MQRC_BACKED_OUT if it can no longer commit
+            svc.txn.check_room(svc.qmgr_def().max_uncommitted_msgs)
+        built: list[Record] = []
+        inner = replace(req, options=opts & ~(_PUB_ONLY | C.MQPMO_SYNCPOINT))
+        self.putter.qdef = self.publisher.topic_def()  # MAXMSGL as the queue manager's now
+        result = self.putter.put(inner, payload, put1=put1, deliver=built.extend)
+        envs = [codec.decode(value) for _t, _k, value, _h in built]
+        if opts & C.MQPMO_SUPPRESS_REPLYTO:  # the copies name no reply-to queue
+            for env in envs:
+                env["ReplyToQ"] = env["ReplyToQMgr"] = ""
+        # MQPMO_NOT_OWN_SUBS: none to the subscriptions this connection holds.
+        skip = set(self.publisher.subs.held) if opts & C.MQPMO_NOT_OWN_SUBS else frozenset()
+        by_queue, matched = self.publisher.copies(self.topic, envs, skip=skip)
+        own = [self._own_record(value, headers) for _t, _k, value, headers in built]
+        retain = bool(opts & C.MQPMO_RETAIN)
+        if retain:
+            # The last piece stands for the topic's retained publication (one piece: a
+            # publication is not segmented unless the application segments it).
+            _t, _k, value, headers = built[-1]
+            own.append((naming.retained_topic(svc.qmgr), self.topic.encode(), value, headers))
+        # The store's cache of a retained publication follows the transaction's outcome.
+        after = partial(self.publisher.state.retained_put, self.topic, built[-1][2])
+        self.publisher.send(by_queue, own, in_uow, after if retain else None)
+        if not matched and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED and result.warning is None:
+            return PutResult(None, C.MQRC_NO_SUBS_MATCHED, result.properties)
+        return result
+
+    def _own_record(self, value: bytes, headers: Any) -> Record:
+        tagged = list(headers or []) + [(TOPIC_HEADER, self.topic.encode())]
+        return (naming.pub_topic(self.svc.qmgr), self.topic.encode(), value, tagged)
+
+    def close(self, options: int = C.MQCO_NONE) -> tuple[int, int]:
+        if self.svc.closed:
+            raise fail(C.MQRC_HCONN_ERROR)
+        if options & ~C.MQCO_NONE:
+            raise fail(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)  # no delete or subscription option
+        self.closed = True
+        return self.putter.close()
