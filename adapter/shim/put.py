@@ -252,6 +252,8 @@ class Putter:
         }
         topic = self._topics[min(priority, 9)]
         out = records.build(topic, plan, pieces, fields, context, payload, msg_id, svc.new_msg_id)
+        if svc.monitored(self.qdef):  # LPUTDATE / LPUTTIME, flushed with the depth
+            svc.pump.note_put(self.name, arrived_ms)
         if in_uow:  # invisible to read_committed getters until the transaction commits
             svc.txn.put(self.name, out)
         elif self._async_response(opts):

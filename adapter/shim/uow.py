@@ -192,6 +192,7 @@ class UnitsOfWork:
             uow.doomed = True
             raise fail(C.MQRC_BACKED_OUT) from exc
         uow.puts[queue] = uow.puts.get(queue, 0) + len(records)
+        self.pump.count_enqueued(queue, len(records))  # MSGSIN: uncommitted puts count
         if counted:
             uow.uncommitted += 1
 
@@ -333,7 +334,7 @@ class UnitsOfWork:
         self.current = None
         self._release_prefetched(uow.all_prefetched(), uow.owner)
         for queue, n in uow.puts.items():  # depth counts committed messages only
-            self.pump.count_put(queue, n)
+            self.pump.count_put(queue, n, enqueued=False)  # MSGSIN counted them at put
         self.pump.flush_depth()  # before MQCMIT returns, so a kill after it loses nothing
         for queue, keys in by_queue.items():
             try:

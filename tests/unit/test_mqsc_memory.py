@@ -96,16 +96,17 @@ def test_display_qlocal_all_shows_the_definitions_back(qmgr, qmgr_name) -> None:
         "   DISTL(NO)                               GET(ENABLED)",
         "   HARDENBO                                INITQ( )",
         "   IPPROCS(0)                              MAXDEPTH(50000)",
-        "   MAXMSGL(1048576)                        MSGDLVSQ(PRIORITY)",
-        "   NOTRIGGER                               OPPROCS(0)",
-        "   PROCESS( )                              PUT(ENABLED)",
-        "   PROPCTL(COMPAT)                         SHARE",
-        "   TRIGDATA( )                             TRIGDPTH(1)",
-        "   TRIGMPRI(0)                             TRIGTYPE(FIRST)",
-        "   USAGE(NORMAL)",
+        "   MAXMSGL(1048576)                        MONQ(QMGR)",
+        "   MSGDLVSQ(PRIORITY)                      NOTRIGGER",
+        "   OPPROCS(0)                              PROCESS( )",
+        "   PUT(ENABLED)                            PROPCTL(COMPAT)",
+        "   SHARE                                   TRIGDATA( )",
+        "   TRIGDPTH(1)                             TRIGMPRI(0)",
+        "   TRIGTYPE(FIRST)                         USAGE(NORMAL)",
     ]
     trig = "\n".join(out[out.index("   QUEUE(APP.TRIGGERED)                    TYPE(QLOCAL)") :])
-    for shown in ("TRIGGER ", "TRIGTYPE(DEPTH)", "TRIGDPTH(10)", "TRIGDATA(start worker)"):
+    assert "NOTRIGGER" not in trig
+    for shown in (" TRIGGER", "TRIGTYPE(DEPTH)", "TRIGDPTH(10)", "TRIGDATA(start worker)"):
         assert shown in trig
     rc, out = run(qmgr, qmgr_name, "DIS Q(APP.*) TYPE(QALIAS)\nDIS QA(APP.PAY)\nDIS QM(*)\n")
     assert rc == 0
