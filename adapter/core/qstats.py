@@ -119,6 +119,7 @@ def mqsc_items(fig: QueueFigures) -> dict[str, str]:
         "LGETTIME": item("LGETTIME", get_time),
         "LPUTDATE": item("LPUTDATE", put_date),
         "LPUTTIME": item("LPUTTIME", put_time),
+        "MEDIALOG": "MEDIALOG( )",  # no media recovery log: blank, as with circular logging
         "MONQ": item("MONQ", LEVEL_WORDS.get(fig.monitoring, "OFF")),
         "MSGAGE": item("MSGAGE", age),
         "OPPROCS": item("OPPROCS", str(fig.open_output)),
@@ -128,9 +129,9 @@ def mqsc_items(fig: QueueFigures) -> dict[str, str]:
 
 
 QSTATUS_KEYWORDS = ("CURDEPTH", "IPPROCS", "LGETDATE", "LGETTIME", "LPUTDATE", "LPUTTIME",
-                    "MONQ", "MSGAGE", "OPPROCS", "QTIME", "UNCOM")  # fmt: skip
-"""DISPLAY QSTATUS TYPE(QUEUE)'s queue-status keywords mqk answers, in runmqsc's order
-(MEDIALOG, linear logging's, is not mqk's)."""
+                    "MEDIALOG", "MONQ", "MSGAGE", "OPPROCS", "QTIME", "UNCOM")  # fmt: skip
+"""DISPLAY QSTATUS TYPE(QUEUE)'s queue-status keywords, in runmqsc's order (MEDIALOG,
+the log extent linear logging needs for media recovery, is always blank here)."""
 MONITOR_KEYWORDS = ("LGETDATE", "LGETTIME", "LPUTDATE", "LPUTTIME", "MONQ", "MSGAGE", "QTIME")
 """What DISPLAY QSTATUS MONITOR adds ("Also displayed by selection of the MONITOR
 parameter")."""

@@ -122,8 +122,16 @@ def test_status_clear_delete_and_their_refusals(qmgr, other, qmgr_name) -> None:
     q.put(b"two")
     rc, out = run(qmgr, qmgr_name, "DIS QS(Q.WORK)\nCLEAR QLOCAL(Q.WORK)\nDELETE QL(Q.WORK)\n")
     assert rc == 10
-    assert "   CURDEPTH(2)                             IPPROCS(0)" in out
-    assert "   OPPROCS(1)" in out
+    start = out.index("AMQ8450I: Display queue status details.")
+    assert out[start + 1 : start + 8] == [  # runmqsc's layout, monitoring off (MONQ(OFF))
+        "   QUEUE(Q.WORK)                           TYPE(QUEUE)",
+        "   CURDEPTH(2)                             IPPROCS(0)",
+        "   LGETDATE( )                             LGETTIME( )",
+        "   LPUTDATE( )                             LPUTTIME( )",
+        "   MEDIALOG( )                             MONQ(OFF)",
+        "   MSGAGE( )                               OPPROCS(1)",
+        "   QTIME( , )                              UNCOM(NO)",
+    ]
     assert out.count("AMQ8148E: IBM MQ object in use.") == 2
     q.close()
     rc, out = run(qmgr, qmgr_name, "DELETE QLOCAL(Q.WORK)\nCLEAR QL(Q.WORK)\nDIS QS(Q.WORK)\n")
