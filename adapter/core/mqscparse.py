@@ -228,7 +228,9 @@ def parse(cmd: Command) -> Command:
             raise MQSCSyntaxError(cmd.segment(params[1]), "QMGR takes no name")
     elif not cmd.name:
         raise MQSCSyntaxError(cmd.segment(params[1]), "a name is required")
-    elif "*" in cmd.name and (verb not in _GENERIC_VERBS or cmd.name.index("*") != len(cmd.name) - 1):
+    elif "*" in cmd.name and (
+        verb not in _GENERIC_VERBS or cmd.name.index("*") != len(cmd.name) - 1
+    ):
         raise MQSCSyntaxError(cmd.segment(params[1]), "a generic name is for DISPLAY only")
     seen: set[str] = set()
     for p in params[2:]:

@@ -49,7 +49,6 @@ from adapter.core import pcf
 from adapter.core import queueattrs as QA  # noqa: N812
 from adapter.core.errors import MQMIError
 from adapter.core.mqscparse import is_generic, matches
-from adapter.core.qstats import QueueFigures, ResetFigures, pcf_values
 from adapter.core.pcfcommand import (
     PARM_ID_ERROR,
     CommandError,
@@ -60,6 +59,7 @@ from adapter.core.pcfcommand import (
     padded,
     responses,
 )
+from adapter.core.qstats import QueueFigures, ResetFigures, pcf_values
 
 
 class AdminConnection(Protocol):
@@ -87,8 +87,12 @@ QMGR_SELECTORS = (
     C.MQIA_MAX_UNCOMMITTED_MSGS, C.MQIA_PLATFORM, C.MQIA_SYNCPOINT,
 )  # fmt: skip
 # INQUIRE_Q_STATUS's MQIACF_Q_STATUS attributes (core/qstats.pcf_values), MQIACF_ALL's.
-_STATUS_LENGTHS = {F.MQCACF_LAST_GET_DATE: C.MQ_DATE_LENGTH, F.MQCACF_LAST_GET_TIME: C.MQ_TIME_LENGTH,
-                   F.MQCACF_LAST_PUT_DATE: C.MQ_DATE_LENGTH, F.MQCACF_LAST_PUT_TIME: C.MQ_TIME_LENGTH}  # fmt: skip
+_STATUS_LENGTHS = {
+    F.MQCACF_LAST_GET_DATE: C.MQ_DATE_LENGTH,
+    F.MQCACF_LAST_GET_TIME: C.MQ_TIME_LENGTH,
+    F.MQCACF_LAST_PUT_DATE: C.MQ_DATE_LENGTH,
+    F.MQCACF_LAST_PUT_TIME: C.MQ_TIME_LENGTH,
+}
 
 
 class Server:

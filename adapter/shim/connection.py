@@ -35,6 +35,7 @@ from adapter.core.qmgrrules import RunState, handle_error
 from adapter.core.qstats import QueueFigures, ResetFigures
 from adapter.core.resolution import alias_base_error, object_qmgr_error
 from adapter.core.selector import compile_selector
+from adapter.shim import qstats
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import SYSTEM, Clock
 from adapter.shim.context import DEFAULT_CONTEXT
@@ -46,7 +47,6 @@ from adapter.shim.qmgrdef import QMgrDef
 from adapter.shim.redis_store import RedisStore
 from adapter.shim.runstate import RunStateView
 from adapter.shim.services import Services
-from adapter.shim import qstats
 from adapter.shim.store import NoEpochError, QueueState, StateStore
 from adapter.shim.uow import UnitsOfWork
 

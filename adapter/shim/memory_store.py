@@ -30,11 +30,11 @@ import redis
 
 from adapter.shim.store import (
     DELETED,
+    NO_STATS,
     BatchClaim,
     Candidate,
     ClaimResult,
     ClaimStatus,
-    NO_STATS,
     NoEpochError,
     QueueDeletedError,
     QueueStats,

@@ -11,7 +11,7 @@ a queue's keys in one cluster slot, so one script may touch all of them):
 | `bo` | hash candidate -> n | BackoutCount added by backouts and reclaims |
 | `depth` | counter | CURDEPTH: committed messages on the queue |
 | `native` | hash lane -> offset | last native (Kafka producer's) record counted in `depth` |
-| `stats` | hash | queue statistics: `in` / `out` (MSGSIN / MSGSOUT), `high` (HIGHQDEPTH), `reset` (ms of the last RESET QSTATS), `lput` / `lget` (ms of the last put / get while monitored); written only inside the depth and claim scripts (no round trip of its own) and by `reset_stats` |
+| `stats` | hash | `in`/`out`/`high` (MSGSIN, MSGSOUT, HIGHQDEPTH), `reset`, `lput`/`lget` (ms) |
 | `opens` | hash handle -> `kinds|lease_until_ms` | open handles (IPPROCS / OPPROCS) |
 | `epoch` | string | present = the state is complete; every claim refuses without it |
 | `def` | string | definition mark `<incarnation>:<digest>`, or `deleted` (store.DELETED) |
@@ -19,6 +19,9 @@ a queue's keys in one cluster slot, so one script may touch all of them):
 | `ackpos` | integer | ack-log offset up to which consumption is applied |
 | `rebuild`, `reconcile` | string with TTL | short exclusive rights |
 
+(`stats` is written only inside the depth script and the claims, never with a round trip
+of its own, and read-and-zeroed by RESET QSTATS's script; `lput` / `lget` only while
+queue monitoring is on for the queue; adapter/shim/qstats.py reads it.)
 plus `once:<token>` (the last sequence number a replaying writer applied to the depth,
 add_depths_once), and per queue manager `mqk:{QM}:catalog` (hash name -> definition),
 the cache of the catalog topic, and `mqk:{QM}:status` (the run state endmqm left:
@@ -178,7 +181,8 @@ return {taken, backouts, gone}
 )
 
 # Syncpoint read-ahead: lock every free candidate for a unit of work at once.
-# ARGV: now_ms, owner, lease_ms, stats flags, cands... Returns {{taken...}, {backouts...}, {gone...}}.
+# ARGV: now_ms, owner, lease_ms, stats flags, cands...
+# Returns {{taken...}, {backouts...}, {gone...}}.
 _LOCK_MANY = (
     _STATUS
     + _STATS_TAKEN
