@@ -86,6 +86,8 @@ QMGR_SELECTORS = (
     C.MQIA_MAX_HANDLES, C.MQIA_MAX_MSG_LENGTH, C.MQIA_MAX_PRIORITY,
     C.MQIA_MAX_UNCOMMITTED_MSGS, C.MQIA_PLATFORM, C.MQIA_SYNCPOINT,
 )  # fmt: skip
+# INQUIRE_Q_MGR's attributes MQINQ does not answer: selector -> QMgrDef field.
+_QMGR_PCF_ONLY = {C.MQIA_MONITORING_Q: "monitoring_q", C.MQIA_PERFORMANCE_EVENT: "perf_events"}
 # INQUIRE_Q_STATUS's MQIACF_Q_STATUS attributes (core/qstats.pcf_values), MQIACF_ALL's.
 _STATUS_LENGTHS = {
     F.MQCACF_LAST_GET_DATE: C.MQ_DATE_LENGTH,
@@ -232,12 +234,17 @@ class Server:
     def inquire_q_mgr(self, req: Request) -> list[Values]:
         asked = list(req.take(F.MQIACF_Q_MGR_ATTRS, (F.MQIACF_ALL,), kind=F.MQCFT_INTEGER_LIST))
         req.check_used()
-        wanted = QMGR_SELECTORS if F.MQIACF_ALL in asked else asked
+        every = F.MQIACF_ALL in asked
+        wanted = QMGR_SELECTORS if every else asked
         for selector in wanted:
-            if selector not in QMGR_SELECTORS:
+            if selector not in QMGR_SELECTORS and selector not in _QMGR_PCF_ONLY:
                 raise CommandError(F.MQRCCF_CFIL_PARM_ID_ERROR, selector)
-        answer = self.qm.inquire(list(wanted))
-        return [dict(answer)]
+        answer = dict(self.qm.inquire([s for s in wanted if s in QMGR_SELECTORS]))
+        qm = self.qm.get_handle().qmgr_def()
+        for selector, field in _QMGR_PCF_ONLY.items():  # QueueMonitoring, PerformanceEvent
+            if every or selector in asked:
+                answer[selector] = getattr(qm, field)
+        return [answer]
 
     # -- CREATE / CHANGE / COPY / DELETE / CLEAR --------------------------------------------------
     def create_q(self, req: Request) -> list[Values]:

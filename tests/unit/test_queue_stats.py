@@ -164,6 +164,10 @@ def test_pcf_inquire_q_status_and_reset_q_stats(qmgr, world) -> None:
     reset = {C.MQCA_Q_NAME: "PS.*"}
     assert reason_of(pcf.MQCMD_RESET_Q_STATS, reset) == F.MQRCCF_EVENTS_DISABLED
     qmgr.alter_qmgr(perf_events=1)
+    [qm] = pcf.MQCMD_INQUIRE_Q_MGR()
+    assert (qm[C.MQIA_MONITORING_Q], qm[C.MQIA_PERFORMANCE_EVENT]) == (OFF, F.MQEVR_ENABLED)
+    [qm] = pcf.MQCMD_INQUIRE_Q_MGR({F.MQIACF_Q_MGR_ATTRS: [C.MQIA_MONITORING_Q]})
+    assert list(qm) == [C.MQIA_MONITORING_Q]
     first = pcf.MQCMD_RESET_Q_STATS(reset)
     assert [(r[C.MQCA_Q_NAME].strip(), r[C.MQIA_MSG_ENQ_COUNT], r[C.MQIA_HIGH_Q_DEPTH])
             for r in first] == [(b"PS.A", 2, 2), (b"PS.B", 1, 1)]  # fmt: skip
