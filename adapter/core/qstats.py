@@ -25,6 +25,10 @@ IBM's pages:
   MSGSIN, MSGSOUT, RESETINT):
   https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q086540_.html
 
+Statistics are kept "since the queue manager started": strmqm starts every queue's again
+(StateStore.restart_stats); a new connection, or a restarted application, keeps them
+(they live in the state store).
+
 LOW, MEDIUM and HIGH differ in MQ only in how often QTIME is sampled; mqk keeps no
 QTIME (see `QTIME_UNAVAILABLE`), so every level other than OFF is the same here.
 """

@@ -658,6 +658,15 @@ class MemoryStore:
             else:
                 self.server.run_states[self.qmgr] = state
 
+    def restart_stats(self) -> int:
+        with self._call():
+            n = 0
+            for (qmgr, _), d in self.server.queues.items():
+                if qmgr == self.qmgr and d.epoch is not None:
+                    d.stats = {"reset": self.now_ms()}
+                    n += 1
+            return n
+
     def ping(self) -> None:
         with self._call_retried():
             pass

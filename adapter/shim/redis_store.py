@@ -842,6 +842,18 @@ class RedisStore:
             self.client.set(self._status, state)
         self.client.ping()  # the invalidations are out before this returns (set_definition)
 
+    def restart_stats(self) -> int:
+        # Queues with a state (an epoch); one slot per queue, so one key at a time.
+        now, n = self.now_ms(), 0
+        for key in self.client.scan_iter(match=f"mqk:{{{self.qmgr}/*}}:epoch", count=1000):
+            stats = key.decode()[: -len("epoch")] + "stats"
+            pipe = self.client.pipeline()
+            pipe.delete(stats)
+            pipe.hset(stats, "reset", now)
+            pipe.execute()
+            n += 1
+        return n
+
     def ping(self) -> None:
         self._transient(self.client.ping)()
 

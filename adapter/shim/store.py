@@ -328,6 +328,12 @@ class StateStore(Protocol):
         """endmqm (a state) / strmqm (None): every connection's next call sees it."""
         ...
 
+    def restart_stats(self) -> int:
+        """strmqm: every queue's statistics start again (MQ keeps them since the queue
+        manager started): counters and last put / get times gone, the reset interval
+        counted from now. Returns how many queues."""
+        ...
+
     def ping(self) -> None:
         """Raise ConnectionError if the server cannot be reached (after retries)."""
         ...

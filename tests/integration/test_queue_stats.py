@@ -14,6 +14,7 @@ import pytest
 
 import adapter.pymqi as pymqi
 from adapter.core import qstats as QS  # noqa: N812
+from adapter.shim.runstate import start_queue_manager
 from adapter.tools import mqsc
 
 pytestmark = pytest.mark.integration
@@ -133,3 +134,15 @@ def test_reset_twice_counts_from_two_connections_and_survives_a_new_connection(
         pcf.disconnect()
     finally:
         again.disconnect()
+
+
+def test_strmqm_restarts_the_statistics_kept_in_redis(qmgr) -> None:
+    qmgr.define_queue("SQ.Q", monitoring_q=C.MQMON_HIGH)
+    qmgr.alter_qmgr(perf_events=1)
+    put(qmgr, "SQ.Q", 3)
+    assert qmgr.queue_figures("SQ.Q").last_put_ms is not None
+    assert start_queue_manager(qmgr.get_handle().store) is None  # strmqm
+    fig = qmgr.queue_figures("SQ.Q")
+    assert (fig.last_put_ms, fig.depth) == (None, 3)
+    reset = qmgr.reset_queue_stats("SQ.Q")
+    assert (reset.enqueued, reset.high_depth) == (0, 3) and reset.since_reset_s < 30

@@ -16,6 +16,7 @@ import adapter.pymqi as pymqi
 from adapter.core import cmqc as C  # noqa: N812
 from adapter.core import cmqcfc as F  # noqa: N812
 from adapter.core import qstats as QS  # noqa: N812
+from adapter.shim.runstate import start_queue_manager
 from adapter.tools import mqsc
 
 LOW, OFF, NONE, QMGR = C.MQMON_LOW, C.MQMON_OFF, C.MQMON_NONE, C.MQMON_Q_MGR
@@ -228,3 +229,17 @@ def test_dates_and_times_are_mqs_formats(ms: int) -> None:
 def test_the_age_is_whole_seconds_capped_at_mqs_maximum(put_ms: int, later: int) -> None:
     fig = QS.QueueFigures(1, 0, 0, LOW, None, None, put_ms, 0, put_ms + later)
     assert QS.message_age(fig) == min(later // 1000, QS.MAX_SHOWN)
+
+
+def test_strmqm_starts_every_queues_statistics_again(qmgr, world) -> None:
+    qmgr.define_queue("RS.ONE", monitoring_q=LOW)
+    qmgr.alter_qmgr(perf_events=1)
+    put(qmgr, "RS.ONE", 2)
+    assert qmgr.queue_figures("RS.ONE").last_put_ms is not None
+    world.clock.advance(100)
+    start_queue_manager(qmgr.get_handle().store)  # strmqm: "since the QM started"
+    world.clock.advance(3)
+    fig = qmgr.queue_figures("RS.ONE")
+    assert (fig.last_put_ms, fig.depth) == (None, 2)  # the messages stay, the times go
+    after = qmgr.reset_queue_stats("RS.ONE")
+    assert (after.enqueued, after.high_depth, after.since_reset_s) == (0, 2, 3)
