@@ -105,6 +105,8 @@ def _admin(args: argparse.Namespace) -> int:
                     f"PUT({'DISABLED' if a.get('put_inhibited') else 'ENABLED'}) "
                     f"PARTITIONS({a['partitions']})"
                 )
+                if not model:  # DISPLAY QSTATUS's figures (adapter/core/qstats.py)
+                    print(" ".join(qstats.mqsc_items(qm.queue_figures(args.queue)).values()))
         finally:
             qm.disconnect()
     except pymqi.MQMIError as err:

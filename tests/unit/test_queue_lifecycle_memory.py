@@ -229,7 +229,9 @@ def test_mqk_alter_and_delete_speak_mqsc(qmgr, other, qmgr_name, capsys) -> None
     assert "AMQ8008I: IBM MQ queue changed: Q.CLI" in capsys.readouterr().out
     fails(lambda: put(out, b"x"), C.MQRC_PUT_INHIBITED)
     assert cli.main(["status", qmgr_name, "Q.CLI"]) == 0
-    assert "GET(ENABLED) PUT(DISABLED)" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "GET(ENABLED) PUT(DISABLED)" in shown
+    assert "LPUTDATE( ) LPUTTIME( ) MEDIALOG( ) MONQ(OFF) MSGAGE( )" in shown  # QSTATUS
     assert cli.main(["delete", qmgr_name, "Q.CLI"]) == 1
     err = capsys.readouterr().err
     assert "AMQ8148E: IBM MQ object in use." in err and "2042" in err
