@@ -29,8 +29,8 @@ Statistics are kept "since the queue manager started": strmqm starts every queue
 (StateStore.restart_stats); a new connection, or a restarted application, keeps them
 (they live in the state store).
 
-LOW, MEDIUM and HIGH differ in MQ only in how often QTIME is sampled; mqk keeps no
-QTIME (see `QTIME_UNAVAILABLE`), so every level other than OFF is the same here.
+LOW, MEDIUM and HIGH differ in MQ only in how often QTIME is sampled; mqk measures every
+destructive get while monitoring is on, so every level other than OFF is the same here.
 """
 
 from __future__ import annotations
@@ -59,8 +59,11 @@ LEVEL_WORDS = {C.MQMON_OFF: "OFF", C.MQMON_LOW: "LOW", C.MQMON_MEDIUM: "MEDIUM",
 PERFMEV_WORDS = {"DISABLED": 0, "ENABLED": 1}
 
 QTIME_UNAVAILABLE = (C.MQMON_NOT_AVAILABLE, C.MQMON_NOT_AVAILABLE)
-"""OnQTime: mqk measures no time on queue (it would need each got message's put time in
-the state's claim, a cost on every MQGET); PCF answers MQMON_NOT_AVAILABLE, MQSC blank."""
+"""OnQTime before any message was got while monitored (or with monitoring off): PCF
+answers MQMON_NOT_AVAILABLE, MQSC blanks. Measured, it is two exponentially weighted
+means in microseconds (short and long term; adapter/shim/store.py's QTIME_WEIGHTS, as
+IBM publishes no formula) of the time from a message's put (its MQMD put time, in
+milliseconds) to its destructive get."""
 
 
 def effective_monitoring(queue_monq: int, qmgr_monq: int) -> int:
@@ -96,6 +99,7 @@ class QueueFigures:
     oldest_put_ms: int | None  # the oldest message still on the queue
     uncommitted: int  # uncommitted puts and gets on the queue
     now_ms: int
+    qtime_us: tuple[int, int] | None = None  # QTIME's (short, long); None: none measured
 
 
 def message_age(fig: QueueFigures) -> int:
@@ -103,6 +107,20 @@ def message_age(fig: QueueFigures) -> int:
     if fig.oldest_put_ms is None:
         return 0
     return min(MAX_SHOWN, max(0, (fig.now_ms - fig.oldest_put_ms) // 1000))
+
+
+def qtime(fig: QueueFigures) -> tuple[int, int]:
+    """OnQTime's two values (MQMON_NOT_AVAILABLE before any measure), at most MAX_SHOWN."""
+    if fig.qtime_us is None:
+        return QTIME_UNAVAILABLE
+    return (min(fig.qtime_us[0], MAX_SHOWN), min(fig.qtime_us[1], MAX_SHOWN))
+
+
+def _qtime_item(fig: QueueFigures) -> str:
+    if fig.qtime_us is None:
+        return "QTIME( , )"
+    short, long = qtime(fig)
+    return f"QTIME({short},{long})"
 
 
 def mqsc_items(fig: QueueFigures) -> dict[str, str]:
@@ -127,7 +145,7 @@ def mqsc_items(fig: QueueFigures) -> dict[str, str]:
         "MONQ": item("MONQ", LEVEL_WORDS.get(fig.monitoring, "OFF")),
         "MSGAGE": item("MSGAGE", age),
         "OPPROCS": item("OPPROCS", str(fig.open_output)),
-        "QTIME": "QTIME( , )",  # QTIME_UNAVAILABLE
+        "QTIME": _qtime_item(fig) if on else "QTIME( , )",
         "UNCOM": item("UNCOM", str(fig.uncommitted) if fig.uncommitted else "NO"),
     }
 
@@ -157,7 +175,7 @@ def pcf_values(fig: QueueFigures) -> dict[int, int | str | list[int]]:
         F.MQCACF_LAST_PUT_DATE: put_date,
         F.MQCACF_LAST_PUT_TIME: put_time,
         F.MQIACF_OLDEST_MSG_AGE: message_age(fig) if on else C.MQMON_NOT_AVAILABLE,
-        F.MQIACF_Q_TIME_INDICATOR: list(QTIME_UNAVAILABLE),
+        F.MQIACF_Q_TIME_INDICATOR: list(qtime(fig) if on else QTIME_UNAVAILABLE),
         C.MQIA_MONITORING_Q: fig.monitoring,
         F.MQIACF_UNCOMMITTED_MSGS: fig.uncommitted if fig.uncommitted else F.MQQSUM_NO,
     }

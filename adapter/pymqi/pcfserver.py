@@ -32,8 +32,8 @@ MQRCCF_FILTER_ERROR (an operator other than the comparisons and LIKE / NOT_LIKE)
 MQIACF_PURGE neither YES nor NO).
 
 INQUIRE_Q_STATUS answers MQIACF_Q_STATUS's figures (adapter/core/qstats.py: depth, open
-counts, last get / put date and time, OldestMsgAge, OnQTime (not measured:
-MQMON_NOT_AVAILABLE), QueueMonitoring, UncommittedMsgs), those MQIACF_Q_STATUS_ATTRS asks
+counts, last get / put date and time, OldestMsgAge, OnQTime (MQMON_NOT_AVAILABLE until
+measured), QueueMonitoring, UncommittedMsgs), those MQIACF_Q_STATUS_ATTRS asks
 for (MQIACF_ALL, the default: all). RESET_Q_STATS answers HighQDepth, MsgEnqCount,
 MsgDeqCount and TimeSinceReset per local queue and zeroes them.
 """

@@ -532,6 +532,8 @@ class Getter:
         (_consistent): the MQMD, GMO and cursors then describe that run as one segment
         that is not the last, the logical message left open for the rest."""
         reader = self.reader
+        if removed and self.svc.monitored(self.qdef):  # QTIME: put to destructive get
+            self.svc.pump.note_qtime(self.name, self.svc.clock.now_ms() - item.put_ms)
         if env is not None:  # from the read-ahead buffer: consumed and logged already
             if env["Report"] & C.MQRO_COD:
                 self._confirm_delivery(env, in_uow)

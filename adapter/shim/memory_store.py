@@ -31,6 +31,7 @@ import redis
 from adapter.shim.store import (
     DELETED,
     NO_STATS,
+    QTIME_WEIGHTS,
     BatchClaim,
     Candidate,
     ClaimResult,
@@ -38,6 +39,7 @@ from adapter.shim.store import (
     NoEpochError,
     QueueDeletedError,
     QueueStats,
+    fold_qtime,
     lane,
 )
 
@@ -374,7 +376,14 @@ class MemoryQueueState:
         with self._store._call():
             return dict(self._d().low)
 
-    def add_depth(self, delta: int, enqueued: int = 0, put_ms: int = 0) -> None:
+    def add_depth(
+        self,
+        delta: int,
+        enqueued: int = 0,
+        put_ms: int = 0,
+        qtime_sum_ms: int = 0,
+        qtime_n: int = 0,
+    ) -> None:
         with self._store._call():
             d = self._d()
             d.depth += int(delta)
@@ -383,6 +392,10 @@ class MemoryQueueState:
             self._raise_high(d)
             if put_ms > 0 and put_ms > d.stats.get("lput", 0):
                 d.stats["lput"] = int(put_ms)
+            if qtime_n > 0:
+                for f, weight in zip(("qshort", "qlong"), QTIME_WEIGHTS, strict=True):
+                    old = d.stats.get(f, -1)
+                    d.stats[f] = fold_qtime(old, int(qtime_sum_ms), int(qtime_n), weight)
 
     def stats(self) -> QueueStats:
         with self._store._call():

@@ -92,6 +92,7 @@ class Pump:
         # of a monitored queue (LPUTDATE / LPUTTIME).
         self._enq_adjust: dict[str, int] = defaultdict(int)
         self._last_put: dict[str, int] = {}
+        self._qtime: dict[str, list[int]] = {}  # queue -> [sum of ms on queue, gets]
         self._acks: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
         self._acks_lock = threading.Lock()
         # Held from taking a batch until it is written: a barrier that found the batch
@@ -279,6 +280,13 @@ class Pump:
             if put_ms > self._last_put.get(queue, 0):
                 self._last_put[queue] = put_ms
 
+    def note_qtime(self, queue: str, on_queue_ms: int) -> None:
+        """A message of a monitored queue got after `on_queue_ms` on it (QTIME)."""
+        with self._lock:
+            acc = self._qtime.setdefault(queue, [0, 0])
+            acc[0] += max(0, on_queue_ms)
+            acc[1] += 1
+
     def pending_depth(self, queue: str) -> int:
         """Counted here, not yet in the state, plus puts still in flight."""
         return self._depth.get(queue, 0) + len(self.producer)
@@ -286,26 +294,33 @@ class Pump:
     def flush_depth(self) -> None:
         with self._depth_flushing:
             with self._lock:
-                if not (self._depth or self._enq_adjust or self._last_put):
+                if not (self._depth or self._enq_adjust or self._last_put or self._qtime):
                     return
                 deltas, self._depth = self._depth, defaultdict(int)
                 adjust, self._enq_adjust = self._enq_adjust, defaultdict(int)
                 puts, self._last_put = self._last_put, {}
+                qtimes, self._qtime = self._qtime, {}
             done: set[str] = set()
+            queues = {*deltas, *adjust, *puts, *qtimes}
             try:
-                for queue in {*deltas, *adjust, *puts}:
+                for queue in queues:
                     n = deltas.get(queue, 0)
                     enq, put_ms = n + adjust.get(queue, 0), puts.get(queue, 0)
-                    if n or enq or put_ms:
-                        self.store.queue(queue).add_depth(n, enq, put_ms)
+                    q_sum, q_n = qtimes.get(queue, (0, 0))
+                    if n or enq or put_ms or q_n:
+                        self.store.queue(queue).add_depth(n, enq, put_ms, q_sum, q_n)
                     done.add(queue)
             except Exception:
                 with self._lock:  # not lost: the next flush writes them
-                    for queue in {*deltas, *adjust, *puts} - done:
+                    for queue in queues - done:
                         self._depth[queue] += deltas.get(queue, 0)
                         self._enq_adjust[queue] += adjust.get(queue, 0)
                         if puts.get(queue, 0) > self._last_put.get(queue, 0):
                             self._last_put[queue] = puts[queue]
+                        if queue in qtimes:
+                            acc = self._qtime.setdefault(queue, [0, 0])
+                            acc[0] += qtimes[queue][0]
+                            acc[1] += qtimes[queue][1]
                 raise
 
     # -- consumption -----------------------------------------------------------------

@@ -2,7 +2,9 @@
 RESET QSTATS / MQCMD_RESET_Q_STATS (what MQ shows of them: adapter/core/qstats.py).
 
 The counters and times live in the state's `stats` key (redis_store.py), written inside
-the depth flush and the claims, so MQPUT and MQGET pay nothing for them. What is costly
+the depth flush and the claims, so MQPUT and MQGET pay no round trip for them (QTIME's
+samples, taken at each destructive get of a monitored queue, go out with the pump's
+next depth flush). What is costly
 to know is computed here, at inquiry time only:
 
 - the oldest message's age (MSGAGE, OldestMsgAge; asked only while monitoring is on,
@@ -64,6 +66,7 @@ def figures(
         oldest_put_ms=oldest,
         uncommitted=uncommitted(log_backend, qmgr, qdef, state),
         now_ms=clock.now_ms(),
+        qtime_us=None if stats.qtime_short_us < 0 else (stats.qtime_short_us, stats.qtime_long_us),
     )
 
 

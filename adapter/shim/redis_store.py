@@ -11,7 +11,7 @@ a queue's keys in one cluster slot, so one script may touch all of them):
 | `bo` | hash candidate -> n | BackoutCount added by backouts and reclaims |
 | `depth` | counter | CURDEPTH: committed messages on the queue |
 | `native` | hash lane -> offset | last native (Kafka producer's) record counted in `depth` |
-| `stats` | hash | `in`/`out`/`high` (MSGSIN, MSGSOUT, HIGHQDEPTH), `reset`, `lput`/`lget` (ms) |
+| `stats` | hash | queue statistics: `in` `out` `high` `reset` `lput` `lget` `qshort` `qlong` |
 | `opens` | hash handle -> `kinds|lease_until_ms` | open handles (IPPROCS / OPPROCS) |
 | `epoch` | string | present = the state is complete; every claim refuses without it |
 | `def` | string | definition mark `<incarnation>:<digest>`, or `deleted` (store.DELETED) |
@@ -20,8 +20,9 @@ a queue's keys in one cluster slot, so one script may touch all of them):
 | `rebuild`, `reconcile` | string with TTL | short exclusive rights |
 
 (`stats` is written only inside the depth script and the claims, never with a round trip
-of its own, and read-and-zeroed by RESET QSTATS's script; `lput` / `lget` only while
-queue monitoring is on for the queue; adapter/shim/qstats.py reads it.)
+of its own, and read-and-zeroed by RESET QSTATS's script; `lput` / `lget` (ms) and
+`qshort` / `qlong` (QTIME, µs) only while queue monitoring is on for the queue;
+adapter/shim/qstats.py reads it.)
 plus `once:<token>` (the last sequence number a replaying writer applied to the depth,
 add_depths_once), and per queue manager `mqk:{QM}:catalog` (hash name -> definition),
 the cache of the catalog topic, and `mqk:{QM}:status` (the run state endmqm left:
@@ -51,6 +52,7 @@ from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_expo
 from adapter import config
 from adapter.shim.store import (
     DELETED,
+    QTIME_WEIGHTS,
     BatchClaim,
     Candidate,
     ClaimResult,
@@ -331,9 +333,10 @@ end
 return n
 """
 
-# ARGV: delta, enqueued, put_ms. The pump's batched depth count, with the statistics
-# folded into the same call: MSGSIN (MQIA_MSG_ENQ_COUNT) + enqueued, HIGHQDEPTH raised to
-# the new depth, the last put time (0: none to record, monitoring off) kept if later.
+# ARGV: delta, enqueued, put_ms, qtime_sum_ms, qtime_n, short weight, long weight. The
+# pump's batched depth count, with the statistics folded into the same call: MSGSIN
+# (MQIA_MSG_ENQ_COUNT) + enqueued, HIGHQDEPTH raised to the new depth, the last put time
+# (0: none to record, monitoring off) kept if later, QTIME's indicators (store.fold_qtime).
 _ADD_DEPTH = """
 local p = KEYS[1]
 local s = p .. 'stats'
@@ -343,6 +346,19 @@ if d > tonumber(redis.call('HGET', s, 'high') or '0') then redis.call('HSET', s,
 local put = tonumber(ARGV[3])
 if put > 0 and put > tonumber(redis.call('HGET', s, 'lput') or '0') then
   redis.call('HSET', s, 'lput', put)
+end
+local qn = tonumber(ARGV[5])
+if qn > 0 then
+  local mean = tonumber(ARGV[4]) * 1000 / qn
+  for i, f in ipairs({'qshort', 'qlong'}) do
+    local old = tonumber(redis.call('HGET', s, f) or '-1')
+    local v = mean
+    if old >= 0 then
+      local keep = (1 - tonumber(ARGV[5 + i])) ^ qn
+      v = old * keep + mean * (1 - keep)
+    end
+    redis.call('HSET', s, f, math.floor(v))
+  end
 end
 return d
 """
@@ -671,9 +687,17 @@ class RedisQueueState:
     def lows(self) -> dict[str, int]:
         return {k.decode(): int(v) for k, v in self.r.hgetall(self.prefix + "low").items()}
 
-    def add_depth(self, delta: int, enqueued: int = 0, put_ms: int = 0) -> None:
+    def add_depth(
+        self,
+        delta: int,
+        enqueued: int = 0,
+        put_ms: int = 0,
+        qtime_sum_ms: int = 0,
+        qtime_n: int = 0,
+    ) -> None:
         # One script, one round trip: the same cost as the INCRBY it replaced.
-        self._add_depth(keys=self._keys, args=[delta, enqueued, put_ms])
+        args = [delta, enqueued, put_ms, qtime_sum_ms, qtime_n, *QTIME_WEIGHTS]
+        self._add_depth(keys=self._keys, args=args)
 
     def stats(self) -> QueueStats:
         raw = self.r.hgetall(self.prefix + "stats")

@@ -92,6 +92,8 @@ class QueueStats:
     reset_ms: int = 0
     last_put_ms: int = 0
     last_get_ms: int = 0
+    qtime_short_us: int = -1  # QTIME's indicators (-1: none measured yet)
+    qtime_long_us: int = -1
 
     @classmethod
     def of(cls, raw: dict[str, int]) -> QueueStats:
@@ -103,7 +105,25 @@ class QueueStats:
             raw.get("reset", 0),
             raw.get("lput", 0),
             raw.get("lget", 0),
+            raw.get("qshort", -1),
+            raw.get("qlong", -1),
         )
+
+
+# QTIME's indicators: exponentially weighted means of the time messages spent on the
+# queue, in microseconds, each got message weighing this much (short term: recent ones
+# count more; long term: less). IBM publishes no formula; these weights are mqk's.
+QTIME_WEIGHTS = (0.125, 0.0078125)
+
+
+def fold_qtime(old: int, sum_ms: int, n: int, weight: float) -> int:
+    """`old` (-1: none yet) after `n` messages whose times on queue sum to `sum_ms`: as
+    if each weighed `weight` in turn at the batch's mean (the Lua script does the same)."""
+    mean_us = sum_ms * 1000 / n
+    if old < 0:
+        return int(mean_us)
+    keep = (1 - weight) ** n
+    return int(old * keep + mean_us * (1 - keep))
 
 
 # The `stats` argument of the claims: what the state records of the messages taken.
@@ -194,10 +214,18 @@ class QueueState(Protocol):
 
     def lows(self) -> dict[str, int]: ...
 
-    def add_depth(self, delta: int, enqueued: int = 0, put_ms: int = 0) -> None:
+    def add_depth(
+        self,
+        delta: int,
+        enqueued: int = 0,
+        put_ms: int = 0,
+        qtime_sum_ms: int = 0,
+        qtime_n: int = 0,
+    ) -> None:
         """Add `delta` to the depth and, in the same transition, `enqueued` to MSGSIN,
-        raise HIGHQDEPTH to the new depth and keep `put_ms` as the last put time if
-        later (0: nothing to record)."""
+        raise HIGHQDEPTH to the new depth, keep `put_ms` as the last put time if later
+        (0: nothing to record) and fold `qtime_n` times on queue (their sum in ms) into
+        QTIME's indicators (QTIME_WEIGHTS)."""
         ...
 
     def stats(self) -> QueueStats:

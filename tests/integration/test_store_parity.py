@@ -206,6 +206,7 @@ ops = weighted(
     (_op("lows"), 1),
     (_op("add_depth", st.integers(-3, 5)), 1),
     (_op("add_depth", st.integers(-3, 5), st.integers(0, 5), st.sampled_from([0, 5, 10**12])), 2),
+    (_op("add_depth", *[st.just(0)] * 3, st.integers(0, 10**7), st.integers(1, 9)), 2),
     (_op("stats"), 1),
     (_op("reset_stats"), 1),
     (_op("count_native", lane_names, st.lists(st.integers(0, 8), max_size=4).map(sorted)), 2),

@@ -243,3 +243,24 @@ def test_strmqm_starts_every_queues_statistics_again(qmgr, world) -> None:
     assert (fig.last_put_ms, fig.depth) == (None, 2)  # the messages stay, the times go
     after = qmgr.reset_queue_stats("RS.ONE")
     assert (after.enqueued, after.high_depth, after.since_reset_s) == (0, 2, 3)
+
+
+def test_qtime_weighs_the_time_from_put_to_get_while_monitored(qmgr, world) -> None:
+    qmgr.define_queue("QT.Q", monitoring_q=LOW)
+    qmgr.define_queue("QT.OFF", monitoring_q=OFF)
+    assert QS.mqsc_items(qmgr.queue_figures("QT.Q"))["QTIME"] == "QTIME( , )"  # none yet
+    for name in ("QT.Q", "QT.OFF"):
+        put(qmgr, name, 1)
+    world.clock.advance(2)
+    for name in ("QT.Q", "QT.OFF"):
+        get(qmgr, name, 1)
+    assert qmgr.queue_figures("QT.Q").qtime_us == (2_000_000, 2_000_000)  # the first
+    assert qmgr.queue_figures("QT.OFF").qtime_us is None  # not measured while off
+    put(qmgr, "QT.Q", 1)
+    world.clock.advance(4)
+    get(qmgr, "QT.Q", 1)
+    fig = qmgr.queue_figures("QT.Q")
+    # short term: 1/8 to the new time; long term: 1/128
+    assert fig.qtime_us == (2_250_000, 2_015_625)
+    assert QS.mqsc_items(fig)["QTIME"] == "QTIME(2250000,2015625)"
+    assert QS.pcf_values(fig)[F.MQIACF_Q_TIME_INDICATOR] == [2_250_000, 2_015_625]
