@@ -56,9 +56,12 @@ def test_a_dis_queues_style_monitoring_loop_reads_the_times(qmgr) -> None:
             info[F.MQCACF_LAST_GET_DATE],
             info[F.MQCACF_LAST_GET_TIME],
             info[F.MQIACF_OLDEST_MSG_AGE],
+            info[F.MQIACF_Q_TIME_INDICATOR],
         )
-    depth, put_date, put_time, get_date, get_time, age = seen["MON.A"]
+    depth, put_date, put_time, get_date, get_time, age, qtime = seen["MON.A"]
     assert depth == 2 and age >= 1
+    assert len(qtime) == 2 and all(0 <= t < 60_000_000 for t in qtime)  # one get measured
+    assert seen["MON.B"][6] == [C.MQMON_NOT_AVAILABLE] * 2  # nothing got from it
     for value, form in ((put_date, DATE), (put_time, CLOCK), (get_date, DATE), (get_time, CLOCK)):
         assert re.fullmatch(form, value), value
     assert put_date.strip().decode() == time.strftime("%Y-%m-%d")
