@@ -26,6 +26,7 @@ from pathlib import Path
 
 import adapter.pymqi as pymqi
 from adapter import config
+from adapter.core import qstats
 from adapter.shim.redis_store import RedisStore
 from adapter.shim.runstate import end_queue_manager, start_queue_manager
 from adapter.shim.store import StateStore
@@ -42,7 +43,15 @@ _QMGR_ATTRS = {
     "maxhands": "max_handles",
     "maxumsgs": "max_uncommitted_msgs",
     "maxmsgl": "max_msg_length",
+    "monq": "monitoring_q",
+    "perfmev": "perf_events",
 }
+# ALTER QMGR's attributes whose values are MQSC words (adapter/core/qstats.py).
+_QMGR_WORDS = {"monitoring_q": qstats.QMGR_MONQ_WORDS, "perf_events": qstats.PERFMEV_WORDS}
+
+
+def _word(words: dict[str, int], value: int) -> str:
+    return next(w for w, v in words.items() if v == value)
 
 
 def _qmgr(args: argparse.Namespace) -> int:
@@ -52,6 +61,9 @@ def _qmgr(args: argparse.Namespace) -> int:
         for mqsc, attr in _QMGR_ATTRS.items()
         if getattr(args, mqsc) is not None
     }
+    for attr, words in _QMGR_WORDS.items():
+        if attr in changes:
+            changes[attr] = words[changes[attr]]
     try:
         qm = pymqi.connect(args.qmgr)
         try:
@@ -68,7 +80,9 @@ def _qmgr(args: argparse.Namespace) -> int:
     print(
         f"   QMNAME({args.qmgr}) DEADQ({d.dead_letter_q}) DEFXMITQ({d.def_xmit_q}) "
         f"DESCR({d.description}) MAXHANDS({d.max_handles}) MAXMSGL({d.max_msg_length}) "
-        f"MAXPRTY(9) MAXUMSGS({d.max_uncommitted_msgs}) SYNCPT"
+        f"MAXPRTY(9) MAXUMSGS({d.max_uncommitted_msgs}) "
+        f"MONQ({_word(qstats.QMGR_MONQ_WORDS, d.monitoring_q)}) "
+        f"PERFMEV({_word(qstats.PERFMEV_WORDS, d.perf_events)}) SYNCPT"
     )
     return 0
 
@@ -260,6 +274,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--maxhands", type=int, help="MAXHANDS: open handles per connection")
     p.add_argument("--maxumsgs", type=int, help="MAXUMSGS: messages in one unit of work")
     p.add_argument("--maxmsgl", type=int, help="MAXMSGL: the queue manager's largest message")
+    p.add_argument("--monq", choices=list(qstats.QMGR_MONQ_WORDS), help="MONQ: queue monitoring")
+    p.add_argument(
+        "--perfmev", choices=list(qstats.PERFMEV_WORDS), help="PERFMEV: RESET QSTATS needs ENABLED"
+    )
     p.set_defaults(func=_qmgr)
 
     p = sub.add_parser("endmqm", help="endmqm: quiesce (-c) or end at once (-i) a queue manager")

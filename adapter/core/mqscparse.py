@@ -39,6 +39,7 @@ VERBS = {
     "DIS": "DISPLAY",
     "DISPLAY": "DISPLAY",
     "CLEAR": "CLEAR",
+    "RESET": "RESET",
     "END": "END",
 }
 OBJECTS = {
@@ -56,7 +57,10 @@ OBJECTS = {
     "QSTATUS": "QSTATUS",
     "QMGR": "QMGR",
     "TOPIC": "TOPIC",
+    "QSTATS": "QSTATS",
 }
+# Verbs that take a generic name (RESET QSTATS(generic-qname) as DISPLAY does).
+_GENERIC_VERBS = ("DISPLAY", "RESET")
 # A parameter and its "NO" version are one parameter (given once).
 _NEGATIVES = {
     "NOREPLACE": "REPLACE",
@@ -225,7 +229,9 @@ def parse(cmd: Command) -> Command:
             raise MQSCSyntaxError(cmd.segment(params[1]), "QMGR takes no name")
     elif not cmd.name:
         raise MQSCSyntaxError(cmd.segment(params[1]), "a name is required")
-    elif "*" in cmd.name and (verb != "DISPLAY" or cmd.name.index("*") != len(cmd.name) - 1):
+    elif "*" in cmd.name and (
+        verb not in _GENERIC_VERBS or cmd.name.index("*") != len(cmd.name) - 1
+    ):
         raise MQSCSyntaxError(cmd.segment(params[1]), "a generic name is for DISPLAY only")
     seen: set[str] = set()
     for p in params[2:]:

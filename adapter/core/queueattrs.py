@@ -201,6 +201,12 @@ ATTRIBUTES: tuple[QueueAttr, ...] = (
     _enum("DISTL", C.MQIA_DIST_LISTS, "dist_lists", _LM,
           ("NO", C.MQDL_NOT_SUPPORTED, C.MQDL_NOT_SUPPORTED),
           ("YES", C.MQDL_SUPPORTED, C.MQDL_SUPPORTED)),
+    # MONQ: queue monitoring (DISPLAY QSTATUS's times and ages, adapter/core/qstats.py);
+    # QMGR defers to the queue manager's MONQ.
+    _enum("MONQ", C.MQIA_MONITORING_Q, "monitoring_q", _LM,
+          ("QMGR", C.MQMON_Q_MGR, C.MQMON_Q_MGR), ("OFF", C.MQMON_OFF, C.MQMON_OFF),
+          ("LOW", C.MQMON_LOW, C.MQMON_LOW), ("MEDIUM", C.MQMON_MEDIUM, C.MQMON_MEDIUM),
+          ("HIGH", C.MQMON_HIGH, C.MQMON_HIGH)),
     # DEFTYPE: given on DEFINE QMODEL only; DISPLAY shows it for local queues as well.
     _enum("DEFTYPE", C.MQIA_DEFINITION_TYPE, "definition_type", _LM,
           ("PREDEFINED", C.MQQDT_PREDEFINED, C.MQQDT_PREDEFINED),
@@ -227,7 +233,7 @@ ATTRIBUTES: tuple[QueueAttr, ...] = (
 
 UNSUPPORTED = frozenset({
     "ACCTQ", "CAPEXPRY", "CFSTRUCT", "CLCHNAME", "CLUSNL", "CLUSTER", "CLWLPRTY", "CLWLRANK",
-    "CLWLUSEQ", "CUSTOM", "IMGRCOVQ", "INDXTYPE", "MAXFSIZE", "MONQ", "NPMCLASS", "QDEPTHHI",
+    "CLWLUSEQ", "CUSTOM", "IMGRCOVQ", "INDXTYPE", "MAXFSIZE", "NPMCLASS", "QDEPTHHI",
     "QDEPTHLO", "QDPHIEV", "QDPLOEV", "QDPMAXEV", "QSGDISP", "QSVCIEV", "QSVCINT", "RETINTVL",
     "SCOPE", "STATQ", "STGCLASS", "STREAMQ", "STRMQOS",
 })  # fmt: skip
@@ -258,9 +264,9 @@ def by_selector(selector: int) -> QueueAttr | None:
 _DISPLAY_ORDER = (
     "TYPE", "BOQNAME", "BOTHRESH", "CURDEPTH", "DEFBIND", "DEFPRTY", "DEFPSIST", "DEFPRESP",
     "DEFREADA", "DEFSOPT", "DEFTYPE", "DESCR", "DISTL", "GET", "HARDENBO", "INITQ",
-    "IPPROCS", "MAXDEPTH", "MAXMSGL", "MSGDLVSQ", "TRIGGER", "OPPROCS", "PROCESS", "PUT",
-    "PROPCTL", "RQMNAME", "RNAME", "SHARE", "TARGET", "TARGTYPE", "TRIGDATA", "TRIGDPTH",
-    "TRIGMPRI", "TRIGTYPE", "USAGE", "XMITQ",
+    "IPPROCS", "MAXDEPTH", "MAXMSGL", "MONQ", "MSGDLVSQ", "TRIGGER", "OPPROCS", "PROCESS",
+    "PUT", "PROPCTL", "RQMNAME", "RNAME", "SHARE", "TARGET", "TARGTYPE", "TRIGDATA",
+    "TRIGDPTH", "TRIGMPRI", "TRIGTYPE", "USAGE", "XMITQ",
 )  # fmt: skip
 
 

@@ -533,6 +533,17 @@ class QueueManager:
     def queue_status(self, name: str) -> dict:
         return self.get_handle().queue_status(_name(name))
 
+    @_mqi
+    def queue_figures(self, name: str) -> Any:
+        """DISPLAY QSTATUS's figures of a local queue (adapter/core/qstats.QueueFigures)."""
+        return self.get_handle().queue_figures(_name(name))
+
+    @mqi(admin=True)
+    def reset_queue_stats(self, name: str) -> Any:
+        """RESET QSTATS of one local queue (adapter/core/qstats.ResetFigures); 3224
+        MQRCCF_EVENTS_DISABLED unless ALTER QMGR PERFMEV(ENABLED)."""
+        return self.get_handle().reset_queue_stats(_name(name))
+
     @mqi(admin=True)
     def alter_qmgr(self, **attributes: Any) -> QMgrDef:
         """ALTER QMGR (`dead_letter_q`, `def_xmit_q`, `description`, `max_handles`,

@@ -9,7 +9,7 @@ Type MQCFT_RESPONSE, one per object, MQCFC_LAST on the final one), encoded by th
 module: so a command-server process reading the queue can reuse it as it is.
 
 Queue commands: INQUIRE_Q, INQUIRE_Q_NAMES, CREATE_Q, CHANGE_Q, COPY_Q, DELETE_Q,
-CLEAR_Q, INQUIRE_Q_STATUS (MQIACF_Q_STATUS), and INQUIRE_Q_MGR. Attributes by selector
+CLEAR_Q, INQUIRE_Q_STATUS (MQIACF_Q_STATUS), RESET_Q_STATS and INQUIRE_Q_MGR. Attributes by selector
 are adapter/core/queueattrs.py's table. A failure is one response with CompCode
 MQCC_FAILED and the Reason in the MQCFH (pymqi/ibmmq raise MQMIError from it), with
 MQIACF_PARAMETER_ID naming the parameter at fault where there is one, as MQ does.
@@ -23,17 +23,19 @@ https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q046180_.html and its siblin
 (a parameter the command does not take, or a queue attribute mqk does not implement),
 4005 MQRCCF_ATTR_VALUE_ERROR (a value outside the attribute's domain), 3019
 MQRCCF_PARM_COUNT_TOO_SMALL (a required parameter missing), 3007
-MQRCCF_CFH_COMMAND_ERROR (a command mqk does not implement, RESET_Q_STATS among them:
-the engine keeps no enqueue / dequeue counts to reset), 3229 MQRCCF_PARM_VALUE_ERROR
+MQRCCF_CFH_COMMAND_ERROR (a command mqk does not implement), 3224 MQRCCF_EVENTS_DISABLED
+(RESET_Q_STATS while the queue manager's PERFMEV is DISABLED), 3229 MQRCCF_PARM_VALUE_ERROR
 (MQIACF_Q_STATUS_TYPE MQIACF_Q_HANDLE: mqk has no handle-level status), 3243 / 3247
 MQRCCF_CFIF / CFSF_PARM_ID_ERROR (a filter on an attribute the answer lacks) and 3150
 MQRCCF_FILTER_ERROR (an operator other than the comparisons and LIKE / NOT_LIKE), 3025 /
 3012 / 3046 MQRCCF_REPLACE / FORCE / PURGE_VALUE_ERROR (MQIACF_REPLACE, MQIACF_FORCE,
 MQIACF_PURGE neither YES nor NO).
 
-INQUIRE_Q_STATUS answers depth and the open input / output counts only: the engine
-keeps no last get / put time and no oldest-message age, so those are left out rather
-than made up (MQIACF_Q_STATUS_ATTRS is accepted; what it asks beyond these is omitted).
+INQUIRE_Q_STATUS answers MQIACF_Q_STATUS's figures (adapter/core/qstats.py: depth, open
+counts, last get / put date and time, OldestMsgAge, OnQTime (MQMON_NOT_AVAILABLE until
+measured), QueueMonitoring, UncommittedMsgs), those MQIACF_Q_STATUS_ATTRS asks
+for (MQIACF_ALL, the default: all). RESET_Q_STATS answers HighQDepth, MsgEnqCount,
+MsgDeqCount and TimeSinceReset per local queue and zeroes them.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from adapter.core.pcfcommand import (
     padded,
     responses,
 )
+from adapter.core.qstats import QueueFigures, ResetFigures, pcf_values
 
 
 class AdminConnection(Protocol):
@@ -68,6 +71,8 @@ class AdminConnection(Protocol):
     def delete_queue(self, name: str, purge: bool = False) -> None: ...
     def clear_queue(self, name: str) -> None: ...
     def queue_status(self, name: str) -> dict: ...
+    def queue_figures(self, name: str) -> QueueFigures: ...
+    def reset_queue_stats(self, name: str) -> ResetFigures: ...
     def inquire(self, selectors: int | list[int]) -> Any: ...
     def get_handle(self) -> Any: ...
 
@@ -81,10 +86,14 @@ QMGR_SELECTORS = (
     C.MQIA_MAX_HANDLES, C.MQIA_MAX_MSG_LENGTH, C.MQIA_MAX_PRIORITY,
     C.MQIA_MAX_UNCOMMITTED_MSGS, C.MQIA_PLATFORM, C.MQIA_SYNCPOINT,
 )  # fmt: skip
-_STATUS = {  # INQUIRE_Q_STATUS: selector -> queue_status key (all the engine counts)
-    C.MQIA_CURRENT_Q_DEPTH: "current_depth",
-    C.MQIA_OPEN_INPUT_COUNT: "open_input_count",
-    C.MQIA_OPEN_OUTPUT_COUNT: "open_output_count",
+# INQUIRE_Q_MGR's attributes MQINQ does not answer: selector -> QMgrDef field.
+_QMGR_PCF_ONLY = {C.MQIA_MONITORING_Q: "monitoring_q", C.MQIA_PERFORMANCE_EVENT: "perf_events"}
+# INQUIRE_Q_STATUS's MQIACF_Q_STATUS attributes (core/qstats.pcf_values), MQIACF_ALL's.
+_STATUS_LENGTHS = {
+    F.MQCACF_LAST_GET_DATE: C.MQ_DATE_LENGTH,
+    F.MQCACF_LAST_GET_TIME: C.MQ_TIME_LENGTH,
+    F.MQCACF_LAST_PUT_DATE: C.MQ_DATE_LENGTH,
+    F.MQCACF_LAST_PUT_TIME: C.MQ_TIME_LENGTH,
 }
 
 
@@ -103,6 +112,7 @@ class Server:
             F.MQCMD_CLEAR_Q: self.clear_q,
             F.MQCMD_INQUIRE_Q_STATUS: self.inquire_q_status,
             F.MQCMD_INQUIRE_Q_MGR: self.inquire_q_mgr,
+            F.MQCMD_RESET_Q_STATS: self.reset_q_stats,
         }
 
     def run(self, command: int, params: tuple[pcf.Param, ...]) -> list[Values]:
@@ -191,29 +201,50 @@ class Server:
         name = req.take(C.MQCA_Q_NAME, required=True)
         if req.take(F.MQIACF_Q_STATUS_TYPE, F.MQIACF_Q_STATUS) != F.MQIACF_Q_STATUS:
             raise CommandError(F.MQRCCF_PARM_VALUE_ERROR, F.MQIACF_Q_STATUS_TYPE)
-        req.take(
-            F.MQIACF_Q_STATUS_ATTRS, kind=F.MQCFT_INTEGER_LIST
-        )  # only what the engine counts is answered
+        asked = req.take(F.MQIACF_Q_STATUS_ATTRS, (F.MQIACF_ALL,), kind=F.MQCFT_INTEGER_LIST)
         req.check_used()
+        every = F.MQIACF_ALL in asked
         out: list[Values] = []
         for st in self.matching(name, C.MQQT_LOCAL):
             values: Values = {C.MQCA_Q_NAME: padded(st["queue"], C.MQ_Q_NAME_LENGTH)}
             values[F.MQIACF_Q_STATUS_TYPE] = F.MQIACF_Q_STATUS
-            values.update({s: st[key] for s, key in _STATUS.items()})
+            figures = pcf_values(self.qm.queue_figures(st["queue"]))
+            for selector, value in figures.items():
+                if every or selector in asked:  # an attribute mqk lacks is left out
+                    length = _STATUS_LENGTHS.get(selector, 0)
+                    values[selector] = padded(value, length) if isinstance(value, str) else value
             kept = filtered(values, req.filters)
             if kept is not None:
                 out.append(kept)
         return out
 
+    def reset_q_stats(self, req: Request) -> list[Values]:
+        """MQCMD_RESET_Q_STATS: one response per local queue the (generic) name names,
+        each queue's figures read and zeroed at once (adapter/core/qstats.py)."""
+        name = req.take(C.MQCA_Q_NAME, required=True)
+        req.check_used()
+        out: list[Values] = []
+        for st in self.matching(name, C.MQQT_LOCAL):
+            figures = self.qm.reset_queue_stats(st["queue"])
+            values: Values = {C.MQCA_Q_NAME: padded(st["queue"], C.MQ_Q_NAME_LENGTH)}
+            values.update(figures.pcf_values())
+            out.append(values)
+        return out
+
     def inquire_q_mgr(self, req: Request) -> list[Values]:
         asked = list(req.take(F.MQIACF_Q_MGR_ATTRS, (F.MQIACF_ALL,), kind=F.MQCFT_INTEGER_LIST))
         req.check_used()
-        wanted = QMGR_SELECTORS if F.MQIACF_ALL in asked else asked
+        every = F.MQIACF_ALL in asked
+        wanted = QMGR_SELECTORS if every else asked
         for selector in wanted:
-            if selector not in QMGR_SELECTORS:
+            if selector not in QMGR_SELECTORS and selector not in _QMGR_PCF_ONLY:
                 raise CommandError(F.MQRCCF_CFIL_PARM_ID_ERROR, selector)
-        answer = self.qm.inquire(list(wanted))
-        return [dict(answer)]
+        answer = dict(self.qm.inquire([s for s in wanted if s in QMGR_SELECTORS]))
+        qm = self.qm.get_handle().qmgr_def()
+        for selector, field in _QMGR_PCF_ONLY.items():  # QueueMonitoring, PerformanceEvent
+            if every or selector in asked:
+                answer[selector] = getattr(qm, field)
+        return [answer]
 
     # -- CREATE / CHANGE / COPY / DELETE / CLEAR --------------------------------------------------
     def create_q(self, req: Request) -> list[Values]:

@@ -84,6 +84,9 @@ class QueueDef:
     # DISTL: whether distribution-list messages may be stored (MQSET may change it;
     # distribution lists themselves are not implemented).
     dist_lists: int = C.MQDL_NOT_SUPPORTED
+    # MONQ (MQIA_MONITORING_Q): MQMON_Q_MGR (MQ's default: the queue manager's MONQ
+    # decides), MQMON_OFF, or LOW / MEDIUM / HIGH (all one level here: adapter/core/qstats.py).
+    monitoring_q: int = C.MQMON_Q_MGR
     # Which DEFINE made the queue (set by the catalog): a queue deleted and defined again
     # is another queue to the handles still open on the old one.
     incarnation: str = ""
@@ -234,6 +237,7 @@ def incarnation(mark: str) -> str:
 ALTERABLE = frozenset(
     {
         "description",
+        "monitoring_q",
         "max_msg_length",
         "max_depth",
         "def_persistence",

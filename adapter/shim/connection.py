@@ -22,6 +22,7 @@ from confluent_kafka import KafkaException
 
 from adapter import config
 from adapter.core import cmqc as C
+from adapter.core import cmqcfc as F  # noqa: N812
 from adapter.core.calls import SubRequest
 from adapter.core.dynamic import DEFAULT_DYNAMIC_Q_NAME
 from adapter.core.errors import fail
@@ -33,6 +34,7 @@ from adapter.core.openrules import (
     remote_open_error,
 )
 from adapter.core.qmgrrules import RunState, handle_error
+from adapter.core.qstats import QueueFigures, ResetFigures
 from adapter.core.resolution import (
     RemoteRoute,
     ResolutionError,
@@ -40,6 +42,7 @@ from adapter.core.resolution import (
     resolve_remote,
 )
 from adapter.core.selector import compile_selector
+from adapter.shim import qstats
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import SYSTEM, Clock
 from adapter.shim.context import DEFAULT_CONTEXT
@@ -53,7 +56,7 @@ from adapter.shim.qmgrdef import QMgrDef
 from adapter.shim.redis_store import RedisStore
 from adapter.shim.runstate import RunStateView
 from adapter.shim.services import Services
-from adapter.shim.store import QueueState, StateStore
+from adapter.shim.store import NoEpochError, QueueState, StateStore
 from adapter.shim.subscribe import SubscriptionHandle
 from adapter.shim.topics import TopicDef
 from adapter.shim.uow import UnitsOfWork
@@ -404,6 +407,39 @@ class Connection:
             "open_output_count": opens["output"],
             "attributes": json.loads(qdef.to_json()),
         }
+
+    def queue_figures(self, name: str) -> QueueFigures:
+        """DISPLAY QSTATUS / INQUIRE_Q_STATUS's figures of a local queue (shim/qstats.py):
+        this connection's puts and gets counted first, as for CURDEPTH."""
+        qdef = self._local_queue(name)
+        self.barrier()
+        try:
+            return qstats.figures(
+                self.log, self.qmgr, qdef, self.qmgr_def(), self.state(name), self.clock
+            )
+        except NoEpochError:  # the state was lost: rebuilt from Kafka, then asked again
+            self.services.rebuild(qdef)
+            return qstats.figures(
+                self.log, self.qmgr, qdef, self.qmgr_def(), self.state(name), self.clock
+            )
+
+    def reset_queue_stats(self, name: str) -> ResetFigures:
+        """RESET QSTATS / MQCMD_RESET_Q_STATS of one local queue: 3224
+        MQRCCF_EVENTS_DISABLED unless the queue manager's PERFMEV is ENABLED (IBM: Reset
+        Queue Statistics, Multiplatforms)."""
+        if not self.qmgr_def().perf_events:
+            raise fail(F.MQRCCF_EVENTS_DISABLED)
+        self._local_queue(name)
+        self.barrier()  # this connection's counts are in before they are read and zeroed
+        return qstats.reset(name, self.state(name), self.clock)
+
+    def _local_queue(self, name: str) -> QueueDef:
+        qdef = self.lookup_queue(name, refresh=True)
+        if qdef is None:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+        if qdef.queue_type != C.MQQT_LOCAL:
+            raise fail(F.MQRCCF_OBJECT_WRONG_TYPE)
+        return qdef
 
     def state(self, queue: str) -> QueueState:
         return self.store.queue(queue)

@@ -28,7 +28,7 @@ from adapter.shim.readahead import ReadAheadBuffer
 from adapter.shim.reader import QueueReader
 from adapter.shim.selection import message_lookup
 from adapter.shim.services import Services
-from adapter.shim.store import ClaimStatus, NoEpochError, QueueState
+from adapter.shim.store import COUNT, MONITORED, ClaimStatus, NoEpochError, QueueState
 
 log = logging.getLogger("mqk.shim.get")
 INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
@@ -295,6 +295,11 @@ class Getter:
             return uow.owner, False
         return self.handle_id, True
 
+    def _stats(self) -> str:
+        """What a destructive claim records in the queue's statistics: MSGSOUT, and the
+        last get time while monitoring is on (no round trip: both definitions cached)."""
+        return MONITORED if self.svc.monitored(self.qdef) else COUNT
+
     def _stale(self, res) -> object | None:
         """Candidates whose lock outlived its owner: reconcile, then select again."""
         # The reconcile changed something: look again.
@@ -326,6 +331,7 @@ class Getter:
                     consume=consume,
                     lease_ms=config.LEASE_MS,
                     all_or_nothing=True,
+                    stats=self._stats(),
                 )
                 if res.index is None:
                     for i in res.gone:
@@ -357,7 +363,13 @@ class Getter:
                     fits, too_big = batch[:i], item
                     break
         if fits:
-            res = st.claim([i.key for i in fits], owner, consume=consume, lease_ms=config.LEASE_MS)
+            res = st.claim(
+                [i.key for i in fits],
+                owner,
+                consume=consume,
+                lease_ms=config.LEASE_MS,
+                stats=self._stats(),
+            )
             for i in res.gone:
                 reader.forget(fits[i].key)
             if res.index is not None:
@@ -520,6 +532,8 @@ class Getter:
         (_consistent): the MQMD, GMO and cursors then describe that run as one segment
         that is not the last, the logical message left open for the rest."""
         reader = self.reader
+        if removed and self.svc.monitored(self.qdef):  # QTIME: put to destructive get
+            self.svc.pump.note_qtime(self.name, self.svc.clock.now_ms() - item.put_ms)
         if env is not None:  # from the read-ahead buffer: consumed and logged already
             if env["Report"] & C.MQRO_COD:
                 self._confirm_delivery(env, in_uow)

@@ -30,12 +30,16 @@ import redis
 
 from adapter.shim.store import (
     DELETED,
+    NO_STATS,
+    QTIME_WEIGHTS,
     BatchClaim,
     Candidate,
     ClaimResult,
     ClaimStatus,
     NoEpochError,
     QueueDeletedError,
+    QueueStats,
+    fold_qtime,
     lane,
 )
 
@@ -67,6 +71,7 @@ class _QueueData:
     once: dict[str, int] = field(default_factory=dict)  # token -> last seq applied
     definition: str | None = None  # the definition mark (`def`)
     deleting: tuple[str, int] | None = None  # a DELETE QLOCAL in progress: (owner, until)
+    stats: dict[str, int] = field(default_factory=dict)  # `stats`: in, out, high, reset, ...
 
 
 @dataclass
@@ -153,6 +158,19 @@ class MemoryQueueState:
         return ClaimStatus.FREE
 
     @staticmethod
+    def _taken_stats(d: _QueueData, flags: str, n: int, now: int) -> None:
+        """_STATS_TAKEN: MSGSOUT + n ('c'), the last get time too ('m')."""
+        if n > 0 and "c" in flags:
+            d.stats["out"] = d.stats.get("out", 0) + n
+            if "m" in flags:
+                d.stats["lget"] = now
+
+    @staticmethod
+    def _raise_high(d: _QueueData) -> None:
+        if d.depth > d.stats.get("high", 0):
+            d.stats["high"] = d.depth
+
+    @staticmethod
     def _consume(d: _QueueData, c: Cand) -> None:
         """Mark consumed and drop any lock (the 'consume' branch of take, without the
         depth change, which callers do per take or per batch as their scripts do)."""
@@ -168,6 +186,7 @@ class MemoryQueueState:
         consume: bool,
         lease_ms: int = 60_000,
         all_or_nothing: bool = False,
+        stats: str = NO_STATS,
     ) -> ClaimResult:
         cs = [_parse(c) for c in cands]
         with self._store._call():
@@ -181,6 +200,7 @@ class MemoryQueueState:
                     d.depth -= 1
                 else:
                     d.lock[c] = (owner, now + lease_ms)
+                self._taken_stats(d, stats, 1, now)
 
             if all_or_nothing:
                 if not cs:
@@ -213,20 +233,26 @@ class MemoryQueueState:
                 # A live lock of another owner is passed over silently.
             return ClaimResult(None, 0, gone, locked)
 
-    def consume_many(self, cands: list[tuple[int, int, int]], owner: str) -> BatchClaim:
+    def consume_many(
+        self, cands: list[tuple[int, int, int]], owner: str, stats: str = NO_STATS
+    ) -> BatchClaim:
         def consume(d: _QueueData, c: Cand, now: int) -> None:
             self._consume(d, c)
             d.depth -= 1  # the script's DECRBY #taken, in the same transition
 
-        return self._take_many(cands, owner, consume)
+        return self._take_many(cands, owner, consume, stats)
 
-    def lock_many(self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int) -> BatchClaim:
+    def lock_many(
+        self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int, stats: str = NO_STATS
+    ) -> BatchClaim:
         def lock(d: _QueueData, c: Cand, now: int) -> None:
             d.lock[c] = (owner, now + lease_ms)
 
-        return self._take_many(cands, owner, lock)
+        return self._take_many(cands, owner, lock, stats)
 
-    def _take_many(self, cands: list[tuple[int, int, int]], owner: str, take) -> BatchClaim:
+    def _take_many(
+        self, cands: list[tuple[int, int, int]], owner: str, take, stats: str
+    ) -> BatchClaim:
         """_CLAIM_MANY / _LOCK_MANY: take every free candidate (or one of owner's)."""
         cs = [_parse(c) for c in cands]
         with self._store._call():
@@ -244,6 +270,7 @@ class MemoryQueueState:
                     backouts.append(d.bo.get(c, 0))
                 elif s == ClaimStatus.CONSUMED:
                     gone.append(i)
+            self._taken_stats(d, stats, len(taken), now)
             return BatchClaim(taken, backouts, gone)
 
     def peek(self, cands: list[tuple[int, int, int]], owner: str) -> list[ClaimStatus]:
@@ -361,9 +388,41 @@ class MemoryQueueState:
         with self._store._call():
             return dict(self._d().low)
 
-    def add_depth(self, delta: int) -> None:
+    def add_depth(
+        self,
+        delta: int,
+        enqueued: int = 0,
+        put_ms: int = 0,
+        qtime_sum_ms: int = 0,
+        qtime_n: int = 0,
+    ) -> None:
         with self._store._call():
-            self._d().depth += int(delta)
+            d = self._d()
+            d.depth += int(delta)
+            if enqueued > 0:
+                d.stats["in"] = d.stats.get("in", 0) + int(enqueued)
+            self._raise_high(d)
+            if put_ms > 0 and put_ms > d.stats.get("lput", 0):
+                d.stats["lput"] = int(put_ms)
+            if qtime_n > 0:
+                for f, weight in zip(("qshort", "qlong"), QTIME_WEIGHTS, strict=True):
+                    old = d.stats.get(f, -1)
+                    d.stats[f] = fold_qtime(old, int(qtime_sum_ms), int(qtime_n), weight)
+
+    def stats(self) -> QueueStats:
+        with self._store._call():
+            return QueueStats.of(dict(self._d().stats))
+
+    def reset_stats(self) -> tuple[int, int, int, int]:
+        with self._store._call():
+            d = self._d()
+            now = self._now_ms()
+            st = d.stats
+            high = max(st.get("high", 0), d.depth)
+            since = st.get("reset") or (int(d.epoch) if d.epoch is not None else now)
+            out = (st.get("in", 0), st.get("out", 0), high, since)
+            st.update({"in": 0, "out": 0, "high": d.depth, "reset": now})
+            return out
 
     def count_native(self, lane_name: str, offsets: list[int]) -> int:
         with self._store._call():
@@ -374,6 +433,8 @@ class MemoryQueueState:
             if above:
                 d.native[lane_name] = max(above)
                 d.depth += len(above)
+                d.stats["in"] = d.stats.get("in", 0) + len(above)
+                self._raise_high(d)
             return len(above)
 
     def set_native_marks(self, marks: dict[str, int]) -> None:
@@ -621,6 +682,15 @@ class MemoryStore:
                 self.server.run_states.pop(self.qmgr, None)
             else:
                 self.server.run_states[self.qmgr] = state
+
+    def restart_stats(self) -> int:
+        with self._call():
+            n = 0
+            for (qmgr, _), d in self.server.queues.items():
+                if qmgr == self.qmgr and d.epoch is not None:
+                    d.stats = {"reset": self.now_ms()}
+                    n += 1
+            return n
 
     def ping(self) -> None:
         with self._call_retried():

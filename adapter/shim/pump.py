@@ -86,6 +86,13 @@ class Pump:
         self._on_tick = on_tick
         self._lock = threading.Lock()
         self._depth: dict[str, int] = defaultdict(int)
+        # Queue statistics folded into the depth flush (no round trip of their own):
+        # MSGSIN beyond the depth counted (+ a syncpoint put at put time, - its count
+        # at commit and give-backs, which are not new messages), and the last put time
+        # of a monitored queue (LPUTDATE / LPUTTIME).
+        self._enq_adjust: dict[str, int] = defaultdict(int)
+        self._last_put: dict[str, int] = {}
+        self._qtime: dict[str, list[int]] = {}  # queue -> [sum of ms on queue, gets]
         self._acks: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
         self._acks_lock = threading.Lock()
         # Held from taking a batch until it is written: a barrier that found the batch
@@ -253,10 +260,32 @@ class Pump:
         (read-your-writes); acks and reports need not."""
         return self._in_flight > 0
 
-    # -- depth -----------------------------------------------------------------------
-    def count_put(self, queue: str, n: int = 1) -> None:
+    # -- depth and statistics ---------------------------------------------------------
+    def count_put(self, queue: str, n: int = 1, *, enqueued: bool = True) -> None:
+        """`n` messages more on `queue`; `enqueued`: new ones for MSGSIN (a unit of
+        work's commit and a read-ahead give-back are not: counted at put, or never)."""
         with self._lock:
             self._depth[queue] += n
+            if not enqueued:
+                self._enq_adjust[queue] -= n
+
+    def count_enqueued(self, queue: str, n: int) -> None:
+        """MSGSIN counts a syncpoint put at once, committed or not (MQ's MsgEnqCount)."""
+        with self._lock:
+            self._enq_adjust[queue] += n
+
+    def note_put(self, queue: str, put_ms: int) -> None:
+        """The last put time of a queue whose monitoring is on."""
+        with self._lock:
+            if put_ms > self._last_put.get(queue, 0):
+                self._last_put[queue] = put_ms
+
+    def note_qtime(self, queue: str, on_queue_ms: int) -> None:
+        """A message of a monitored queue got after `on_queue_ms` on it (QTIME)."""
+        with self._lock:
+            acc = self._qtime.setdefault(queue, [0, 0])
+            acc[0] += max(0, on_queue_ms)
+            acc[1] += 1
 
     def pending_depth(self, queue: str) -> int:
         """Counted here, not yet in the state, plus puts still in flight."""
@@ -265,17 +294,33 @@ class Pump:
     def flush_depth(self) -> None:
         with self._depth_flushing:
             with self._lock:
-                if not self._depth:
+                if not (self._depth or self._enq_adjust or self._last_put or self._qtime):
                     return
                 deltas, self._depth = self._depth, defaultdict(int)
+                adjust, self._enq_adjust = self._enq_adjust, defaultdict(int)
+                puts, self._last_put = self._last_put, {}
+                qtimes, self._qtime = self._qtime, {}
+            done: set[str] = set()
+            queues = {*deltas, *adjust, *puts, *qtimes}
             try:
-                for queue, n in deltas.items():
-                    if n:
-                        self.store.queue(queue).add_depth(n)
+                for queue in queues:
+                    n = deltas.get(queue, 0)
+                    enq, put_ms = n + adjust.get(queue, 0), puts.get(queue, 0)
+                    q_sum, q_n = qtimes.get(queue, (0, 0))
+                    if n or enq or put_ms or q_n:
+                        self.store.queue(queue).add_depth(n, enq, put_ms, q_sum, q_n)
+                    done.add(queue)
             except Exception:
                 with self._lock:  # not lost: the next flush writes them
-                    for queue, n in deltas.items():
-                        self._depth[queue] += n
+                    for queue in queues - done:
+                        self._depth[queue] += deltas.get(queue, 0)
+                        self._enq_adjust[queue] += adjust.get(queue, 0)
+                        if puts.get(queue, 0) > self._last_put.get(queue, 0):
+                            self._last_put[queue] = puts[queue]
+                        if queue in qtimes:
+                            acc = self._qtime.setdefault(queue, [0, 0])
+                            acc[0] += qtimes[queue][0]
+                            acc[1] += qtimes[queue][1]
                 raise
 
     # -- consumption -----------------------------------------------------------------

@@ -274,6 +274,8 @@ class Putter:
         out = records.build(topic, plan, pieces, fields, context, payload, msg_id, svc.new_msg_id)
         if self.remote is not None:
             out = self._for_transmission(out)
+        if svc.monitored(self.qdef):  # LPUTDATE / LPUTTIME, flushed with the depth
+            svc.pump.note_put(self.name, arrived_ms)
         if deliver is not None:
             deliver(out)
         elif in_uow:  # invisible to read_committed getters until the transaction commits

@@ -14,7 +14,8 @@ https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=reference-alter-qmgr; CRTMQM give
 same ranges and defaults (MAXHDL, MAXUMSG):
 https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q084150_.html; the
 dead-letter queue "must be a local queue" and is named by DEADQ (blank: none):
-https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.adm.doc/q020730_.html.
+https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.adm.doc/q020730_.html. MONQ (OFF,
+NONE, LOW, MEDIUM, HIGH; default OFF) and PERFMEV (default DISABLED) are ALTER QMGR's too.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ QMGR_KEY = "*QMGR"
 """The catalog key of the queue manager object (no queue name holds a '*')."""
 
 _MAX_LIMIT = 999_999_999
+_QMGR_MONQ = (C.MQMON_OFF, C.MQMON_NONE, C.MQMON_LOW, C.MQMON_MEDIUM, C.MQMON_HIGH)
 
 
 def is_queue_key(key: str) -> bool:
@@ -46,6 +48,12 @@ class QMgrDef:
     max_handles: int = 256  # MAXHANDS: open handles per connection
     max_uncommitted_msgs: int = 10_000  # MAXUMSGS: messages put and got in one UOW
     max_msg_length: int = 4 * 1024 * 1024  # MAXMSGL: the largest message of the QM
+    # MONQ: queue monitoring for queues with MONQ(QMGR): MQMON_OFF (MQ's default), or
+    # LOW / MEDIUM / HIGH; MQMON_NONE switches it off for every queue.
+    monitoring_q: int = C.MQMON_OFF
+    # PERFMEV: performance events; MQCMD_RESET_Q_STATS needs them ENABLED (3224
+    # MQRCCF_EVENTS_DISABLED otherwise). 0 = DISABLED (MQ's default), 1 = ENABLED.
+    perf_events: int = 0
 
     def to_json(self) -> bytes:
         return json.dumps(asdict(self), sort_keys=True).encode()
@@ -68,6 +76,10 @@ class QMgrDef:
             raise ValueError(f"MAXUMSGS must be 1-{_MAX_LIMIT}")
         if not 32_768 <= self.max_msg_length <= 104_857_600:
             raise ValueError("MAXMSGL must be 32768-104857600")
+        if self.monitoring_q not in _QMGR_MONQ:
+            raise ValueError("MONQ must be OFF, NONE, LOW, MEDIUM or HIGH")
+        if self.perf_events not in (0, 1):
+            raise ValueError("PERFMEV must be ENABLED or DISABLED")
 
 
 # ALTER QMGR's attributes here (every field: none shapes storage).

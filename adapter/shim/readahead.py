@@ -21,7 +21,7 @@ from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
 from adapter.shim.reader import QueueReader
 from adapter.shim.services import Services
-from adapter.shim.store import QueueState, lane
+from adapter.shim.store import COUNT, MONITORED, QueueState, lane
 from adapter.shim.uow import HeldGet
 
 _SELECTIVE = (
@@ -110,7 +110,7 @@ class ReadAheadBuffer:
         run = self._run(reader, cursor, req, first, persistent_too=False)
         if not run:
             return 0
-        claim = self.state.consume_many([i.key for i in run], owner)
+        claim = self.state.consume_many([i.key for i in run], owner, self._stats())
         for i in claim.gone:
             reader.forget(run[i].key)
         for i, backout in zip(claim.taken, claim.backouts, strict=True):
@@ -123,6 +123,10 @@ class ReadAheadBuffer:
             reader.forget(item.key)
             self._ahead.append(item)
         return len(claim.taken)
+
+    def _stats(self) -> str:
+        """What the claim records (MSGSOUT; LGETDATE / LGETTIME while monitored)."""
+        return MONITORED if self.svc.monitored(self.qdef) else COUNT
 
     def take(self) -> tuple[Item, dict[str, Any]] | None:
         """The next buffered message (expired ones are reported and dropped)."""
@@ -144,7 +148,8 @@ class ReadAheadBuffer:
         if not run:
             return False
         txn = self.svc.txn
-        claim = self.state.lock_many([i.key for i in run], txn.begin().owner, config.LEASE_MS)
+        owner = txn.begin().owner
+        claim = self.state.lock_many([i.key for i in run], owner, config.LEASE_MS, self._stats())
         for i in claim.gone:
             reader.forget(run[i].key)
         for i, backout in zip(claim.taken, claim.backouts, strict=True):
@@ -199,7 +204,7 @@ class ReadAheadBuffer:
             for item in self._ahead
         ]
         self.svc.pump.send_now(out)
-        self.svc.pump.count_put(self.name, len(out))
+        self.svc.pump.count_put(self.name, len(out), enqueued=False)  # not new messages
         self.svc.pump.barrier()
         self._ahead.clear()
         self._buffered.clear()

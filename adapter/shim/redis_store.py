@@ -11,6 +11,7 @@ a queue's keys in one cluster slot, so one script may touch all of them):
 | `bo` | hash candidate -> n | BackoutCount added by backouts and reclaims |
 | `depth` | counter | CURDEPTH: committed messages on the queue |
 | `native` | hash lane -> offset | last native (Kafka producer's) record counted in `depth` |
+| `stats` | hash | queue statistics: `in` `out` `high` `reset` `lput` `lget` `qshort` `qlong` |
 | `opens` | hash handle -> `kinds|lease_until_ms` | open handles (IPPROCS / OPPROCS) |
 | `epoch` | string | present = the state is complete; every claim refuses without it |
 | `def` | string | definition mark `<incarnation>:<digest>`, or `deleted` (store.DELETED) |
@@ -18,6 +19,10 @@ a queue's keys in one cluster slot, so one script may touch all of them):
 | `ackpos` | integer | ack-log offset up to which consumption is applied |
 | `rebuild`, `reconcile` | string with TTL | short exclusive rights |
 
+(`stats` is written only inside the depth script and the claims, never with a round trip
+of its own, and read-and-zeroed by RESET QSTATS's script; `lput` / `lget` (ms) and
+`qshort` / `qlong` (QTIME, µs) only while queue monitoring is on for the queue;
+adapter/shim/qstats.py reads it.)
 plus `once:<token>` (the last sequence number a replaying writer applied to the depth,
 add_depths_once), and per queue manager `mqk:{QM}:catalog` (hash name -> definition),
 the cache of the catalog topic, and `mqk:{QM}:status` (the run state endmqm left:
@@ -54,12 +59,14 @@ from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_expo
 from adapter import config
 from adapter.shim.store import (
     DELETED,
+    QTIME_WEIGHTS,
     BatchClaim,
     Candidate,
     ClaimResult,
     ClaimStatus,
     NoEpochError,
     QueueDeletedError,
+    QueueStats,
     encode,
 )
 
@@ -67,6 +74,18 @@ log = logging.getLogger("mqk.shim.redis_store")
 
 NO_EPOCH = -2
 GONE = 2  # _OPEN: the queue is deleted or being deleted
+
+# Statistics of messages a get took (the `stats` hash): flags 'c' count them into MSGSOUT
+# (MQIA_MSG_DEQ_COUNT: uncommitted gets count, backouts do not uncount), 'm' also stamp
+# the last get time (LGETDATE / LGETTIME, only while monitoring is on for the queue).
+_STATS_TAKEN = """
+local function taken_stats(p, flags, n, now)
+  if n > 0 and string.find(flags, 'c', 1, true) then
+    redis.call('HINCRBY', p .. 'stats', 'out', n)
+    if string.find(flags, 'm', 1, true) then redis.call('HSET', p .. 'stats', 'lget', now) end
+  end
+end
+"""
 
 _STATUS = """
 local p = KEYS[1]
@@ -89,13 +108,15 @@ local function status(c, owner, now)
 end
 """
 
-# ARGV: now_ms, owner, lease_ms, mode ('consume'|'lock'), all_or_nothing ('0'|'1'), cands...
+# ARGV: now_ms, owner, lease_ms, mode ('consume'|'lock'), all_or_nothing ('0'|'1'), stats
+# flags (_STATS_TAKEN: '' none, 'c' count, 'cm' count and stamp the last get), cands...
 # Returns {taken_index (1-based, 0 = none), its BackoutCount, codes...} or {-2} without an
 # epoch; a code i > 0: candidate i is consumed, -i: locked (stale, or held).
 # Status 1 = consumed (gone for good), 2 = locked by another owner, 3 = locked by me,
 # 4 = locked by an owner whose lease ran out (reconcile with the ack log first).
 _CLAIM = (
     _STATUS
+    + _STATS_TAKEN
     + """
 if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
 local now, owner, lease, mode = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4]
@@ -107,82 +128,88 @@ local function take(c, ln, off)
   else
     redis.call('HSET', p .. 'lock', c, owner .. '|' .. (now + lease))
   end
+  taken_stats(p, ARGV[6], 1, now)
 end
 local res = {0, 0}
 local function bo(c) return tonumber(redis.call('HGET', p .. 'bo', c) or '0') end
 if ARGV[5] == '1' then
   local seen = {}
-  for i = 6, #ARGV do
+  for i = 7, #ARGV do
     local s, ln, off = status(ARGV[i], owner, now)
     if s == 1 or s == 2 or s == 4 then
       res[1] = 0
-      table.insert(res, (s == 1) and (i - 5) or -(i - 5))
+      table.insert(res, (s == 1) and (i - 6) or -(i - 6))
       return res
     end
     seen[i] = {ln, off}
   end
-  for i = 6, #ARGV do take(ARGV[i], seen[i][1], seen[i][2]) end
+  for i = 7, #ARGV do take(ARGV[i], seen[i][1], seen[i][2]) end
   res[1] = 1
-  res[2] = bo(ARGV[6])
+  res[2] = bo(ARGV[7])
   return res
 end
-for i = 6, #ARGV do
+for i = 7, #ARGV do
   local s, ln, off = status(ARGV[i], owner, now)
   if s == 0 or s == 3 then
     take(ARGV[i], ln, off)
-    res[1] = i - 5
+    res[1] = i - 6
     res[2] = bo(ARGV[i])
     return res
   end
-  if s == 1 then table.insert(res, i - 5) end
-  if s == 4 then table.insert(res, -(i - 5)) end
+  if s == 1 then table.insert(res, i - 6) end
+  if s == 4 then table.insert(res, -(i - 6)) end
 end
 return res
 """
 )
 
-# Read-ahead: consume every free candidate at once. ARGV: now_ms, owner, cands...
+# Read-ahead: consume every free candidate at once. ARGV: now_ms, owner, stats flags, cands...
 # Returns {{taken_index...}, {their BackoutCounts...}, {gone_index...}} or {-2}.
 _CLAIM_MANY = (
     _STATUS
+    + _STATS_TAKEN
     + """
 if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
 local now, owner = tonumber(ARGV[1]), ARGV[2]
 local taken, backouts, gone = {}, {}, {}
-for i = 3, #ARGV do
+for i = 4, #ARGV do
   local s, ln, off = status(ARGV[i], owner, now)
   if s == 0 or s == 3 then
     redis.call('ZADD', p .. 'done:' .. ln, off, off)
     redis.call('HDEL', p .. 'lock', ARGV[i])
-    table.insert(taken, i - 2)
-    table.insert(backouts, tonumber(redis.call('HGET', p .. 'bo', ARGV[i]) or '0'))
-  elseif s == 1 then
-    table.insert(gone, i - 2)
-  end
-end
-if #taken > 0 then redis.call('DECRBY', p .. 'depth', #taken) end
-return {taken, backouts, gone}
-"""
-)
-
-# Syncpoint read-ahead: lock every free candidate for a unit of work at once.
-# ARGV: now_ms, owner, lease_ms, cands... Returns {{taken...}, {backouts...}, {gone...}}.
-_LOCK_MANY = (
-    _STATUS
-    + """
-if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
-local now, owner, lease = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
-local taken, backouts, gone = {}, {}, {}
-for i = 4, #ARGV do
-  local s, ln, off = status(ARGV[i], owner, now)
-  if s == 0 or s == 3 then
-    redis.call('HSET', p .. 'lock', ARGV[i], owner .. '|' .. (now + lease))
     table.insert(taken, i - 3)
     table.insert(backouts, tonumber(redis.call('HGET', p .. 'bo', ARGV[i]) or '0'))
   elseif s == 1 then
     table.insert(gone, i - 3)
   end
 end
+if #taken > 0 then redis.call('DECRBY', p .. 'depth', #taken) end
+taken_stats(p, ARGV[3], #taken, now)
+return {taken, backouts, gone}
+"""
+)
+
+# Syncpoint read-ahead: lock every free candidate for a unit of work at once.
+# ARGV: now_ms, owner, lease_ms, stats flags, cands...
+# Returns {{taken...}, {backouts...}, {gone...}}.
+_LOCK_MANY = (
+    _STATUS
+    + _STATS_TAKEN
+    + """
+if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
+local now, owner, lease = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local taken, backouts, gone = {}, {}, {}
+for i = 5, #ARGV do
+  local s, ln, off = status(ARGV[i], owner, now)
+  if s == 0 or s == 3 then
+    redis.call('HSET', p .. 'lock', ARGV[i], owner .. '|' .. (now + lease))
+    table.insert(taken, i - 4)
+    table.insert(backouts, tonumber(redis.call('HGET', p .. 'bo', ARGV[i]) or '0'))
+  elseif s == 1 then
+    table.insert(gone, i - 4)
+  end
+end
+taken_stats(p, ARGV[4], #taken, now)
 return {taken, backouts, gone}
 """
 )
@@ -304,9 +331,57 @@ for i = 2, #ARGV do
 end
 if n > 0 then
   redis.call('HSET', p .. 'native', ARGV[1], top)
-  redis.call('INCRBY', p .. 'depth', n)
+  local d = redis.call('INCRBY', p .. 'depth', n)
+  redis.call('HINCRBY', p .. 'stats', 'in', n)
+  if d > tonumber(redis.call('HGET', p .. 'stats', 'high') or '0') then
+    redis.call('HSET', p .. 'stats', 'high', d)
+  end
 end
 return n
+"""
+
+# ARGV: delta, enqueued, put_ms, qtime_sum_ms, qtime_n, short weight, long weight. The
+# pump's batched depth count, with the statistics folded into the same call: MSGSIN
+# (MQIA_MSG_ENQ_COUNT) + enqueued, HIGHQDEPTH raised to the new depth, the last put time
+# (0: none to record, monitoring off) kept if later, QTIME's indicators (store.fold_qtime).
+_ADD_DEPTH = """
+local p = KEYS[1]
+local s = p .. 'stats'
+local d = redis.call('INCRBY', p .. 'depth', ARGV[1])
+if tonumber(ARGV[2]) > 0 then redis.call('HINCRBY', s, 'in', ARGV[2]) end
+if d > tonumber(redis.call('HGET', s, 'high') or '0') then redis.call('HSET', s, 'high', d) end
+local put = tonumber(ARGV[3])
+if put > 0 and put > tonumber(redis.call('HGET', s, 'lput') or '0') then
+  redis.call('HSET', s, 'lput', put)
+end
+local qn = tonumber(ARGV[5])
+if qn > 0 then
+  local mean = tonumber(ARGV[4]) * 1000 / qn
+  for i, f in ipairs({'qshort', 'qlong'}) do
+    local old = tonumber(redis.call('HGET', s, f) or '-1')
+    local v = mean
+    if old >= 0 then
+      local keep = (1 - tonumber(ARGV[5 + i])) ^ qn
+      v = old * keep + mean * (1 - keep)
+    end
+    redis.call('HSET', s, f, math.floor(v))
+  end
+end
+return d
+"""
+
+# ARGV: now_ms. RESET QSTATS: read and zero in one step, so no count falls between:
+# returns {in, out, high, since_ms}; HIGHQDEPTH starts again from the current depth, the
+# interval from now (before any reset: from the state's epoch, when the queue began).
+_RESET_STATS = """
+local p = KEYS[1]
+local s = p .. 'stats'
+local v = redis.call('HMGET', s, 'in', 'out', 'high', 'reset')
+local depth = tonumber(redis.call('GET', p .. 'depth') or '0')
+local high = math.max(tonumber(v[3] or '0'), depth)
+local since = tonumber(v[4] or redis.call('GET', p .. 'epoch') or ARGV[1])
+redis.call('HSET', s, 'in', 0, 'out', 0, 'high', depth, 'reset', ARGV[1])
+return {tonumber(v[1] or '0'), tonumber(v[2] or '0'), high, since}
 """
 
 # ARGV: token, seq, delta. Adds delta to the depth once per (token, seq) and queue.
@@ -548,6 +623,7 @@ class RedisQueueState:
         self._verify, self._apply, self._reclaim = s["verify"], s["apply"], s["reclaim"]
         self._open = s["open"]
         self._count_native = s["count_native"]
+        self._add_depth, self._reset_stats = s["add_depth"], s["reset_stats"]
         self._begin_delete, self._end_delete = s["begin_delete"], s["end_delete"]
         self._marks = store.marks
         self._keys = [self.prefix]
@@ -560,6 +636,7 @@ class RedisQueueState:
         consume: bool,
         lease_ms: int = 60_000,
         all_or_nothing: bool = False,
+        stats: str = "",
     ) -> ClaimResult:
         res = self._claim(
             keys=self._keys,
@@ -569,6 +646,7 @@ class RedisQueueState:
                 lease_ms,
                 "consume" if consume else "lock",
                 "1" if all_or_nothing else "0",
+                stats,
                 *map(encode, cands),
             ],
         )
@@ -584,17 +662,17 @@ class RedisQueueState:
             locked=[-x - 1 for x in rest if x < 0],
         )
 
-    def consume_many(self, cands: list[tuple[int, int, int]], owner: str) -> BatchClaim:
-        return _batch(
-            self._claim_many(keys=self._keys, args=[self._now_ms(), owner, *map(encode, cands)])
-        )
+    def consume_many(
+        self, cands: list[tuple[int, int, int]], owner: str, stats: str = ""
+    ) -> BatchClaim:
+        args = [self._now_ms(), owner, stats, *map(encode, cands)]
+        return _batch(self._claim_many(keys=self._keys, args=args))
 
-    def lock_many(self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int) -> BatchClaim:
-        return _batch(
-            self._lock_many(
-                keys=self._keys, args=[self._now_ms(), owner, lease_ms, *map(encode, cands)]
-            )
-        )
+    def lock_many(
+        self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int, stats: str = ""
+    ) -> BatchClaim:
+        args = [self._now_ms(), owner, lease_ms, stats, *map(encode, cands)]
+        return _batch(self._lock_many(keys=self._keys, args=args))
 
     def peek(self, cands: list[tuple[int, int, int]], owner: str) -> list[ClaimStatus]:
         res = self._peek(keys=self._keys, args=[self._now_ms(), owner, *map(encode, cands)])
@@ -648,8 +726,25 @@ class RedisQueueState:
     def lows(self) -> dict[str, int]:
         return {k.decode(): int(v) for k, v in self.r.hgetall(self.prefix + "low").items()}
 
-    def add_depth(self, delta: int) -> None:
-        self.r.incrby(self.prefix + "depth", delta)
+    def add_depth(
+        self,
+        delta: int,
+        enqueued: int = 0,
+        put_ms: int = 0,
+        qtime_sum_ms: int = 0,
+        qtime_n: int = 0,
+    ) -> None:
+        # One script, one round trip: the same cost as the INCRBY it replaced.
+        args = [delta, enqueued, put_ms, qtime_sum_ms, qtime_n, *QTIME_WEIGHTS]
+        self._add_depth(keys=self._keys, args=args)
+
+    def stats(self) -> QueueStats:
+        raw = self.r.hgetall(self.prefix + "stats")
+        return QueueStats.of({k.decode(): int(v) for k, v in raw.items()})
+
+    def reset_stats(self) -> tuple[int, int, int, int]:
+        inn, out, high, since = self._reset_stats(keys=self._keys, args=[self._now_ms()])
+        return int(inn), int(out), int(high), int(since)
 
     def count_native(self, lane_name: str, offsets: list[int]) -> int:
         n = int(self._count_native(keys=self._keys, args=[lane_name, *offsets]))
@@ -810,6 +905,18 @@ class RedisStore:
             self.client.set(self._status, state)
         self.client.ping()  # the invalidations are out before this returns (set_definition)
 
+    def restart_stats(self) -> int:
+        # Queues with a state (an epoch); one slot per queue, so one key at a time.
+        now, n = self.now_ms(), 0
+        for key in self.client.scan_iter(match=f"mqk:{{{self.qmgr}/*}}:epoch", count=1000):
+            stats = key.decode()[: -len("epoch")] + "stats"
+            pipe = self.client.pipeline()
+            pipe.delete(stats)
+            pipe.hset(stats, "reset", now)
+            pipe.execute()
+            n += 1
+        return n
+
     def ping(self) -> None:
         self._transient(self.client.ping)()
 
@@ -903,6 +1010,8 @@ _SCRIPTS = {
     "reclaim": _RECLAIM,
     "add_once": _ADD_ONCE,
     "count_native": _COUNT_NATIVE,
+    "add_depth": _ADD_DEPTH,
+    "reset_stats": _RESET_STATS,
     "open": _OPEN,
     "begin_delete": _BEGIN_DELETE,
     "end_delete": _END_DELETE,

@@ -68,4 +68,11 @@ def end_queue_manager(store: StateStore, immediate: bool = False) -> RunState:
 def start_queue_manager(store: StateStore) -> None:
     """strmqm: running again; new connections are accepted."""
     store.set_run_state(None)
-    log.warning("queue manager run state: %s", RunState.RUNNING.value)
+    # Queue statistics (DISPLAY QSTATUS's times, RESET QSTATS's counts) are "since the
+    # queue manager started": they start again (adapter/core/qstats.py).
+    queues = store.restart_stats()
+    log.warning(
+        "queue manager run state: %s (statistics of %d queues restarted)",
+        RunState.RUNNING.value,
+        queues,
+    )

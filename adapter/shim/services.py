@@ -14,6 +14,7 @@ from typing import Any
 
 from adapter.core import cmqc as C
 from adapter.core.errors import fail
+from adapter.core.qstats import effective_monitoring
 from adapter.shim import recovery
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import Clock
@@ -90,6 +91,13 @@ class Services:
         else:
             self.pump.send_async(delivery.queue, delivery.records, status=False)
         return True
+
+    def monitored(self, qdef: QueueDef) -> bool:
+        """Whether queue monitoring is on for the queue (its MONQ, or with MONQ(QMGR)
+        the queue manager's; NONE there: off). No round trip: both are cached."""
+        if qdef.monitoring_q == C.MQMON_OFF:
+            return False
+        return effective_monitoring(qdef.monitoring_q, self.qmgr_def().monitoring_q) != C.MQMON_OFF
 
     def qmgr_def(self) -> QMgrDef:
         """The queue manager's attributes (MAXHANDS, MAXUMSGS, MAXMSGL), at no round

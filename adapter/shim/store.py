@@ -80,6 +80,59 @@ class BatchClaim:
     gone: list[int]  # indexes consumed by someone else
 
 
+@dataclass(frozen=True)
+class QueueStats:
+    """A queue's statistics as the state keeps them (the `stats` key): MSGSIN / MSGSOUT
+    since the last reset, the highest depth since then (HIGHQDEPTH), when that reset
+    was (ms; 0: never), and the last put / get times (ms; 0: none while monitored)."""
+
+    enqueued: int = 0
+    dequeued: int = 0
+    high_depth: int = 0
+    reset_ms: int = 0
+    last_put_ms: int = 0
+    last_get_ms: int = 0
+    qtime_short_us: int = -1  # QTIME's indicators (-1: none measured yet)
+    qtime_long_us: int = -1
+
+    @classmethod
+    def of(cls, raw: dict[str, int]) -> QueueStats:
+        """From the stored fields (`in`, `out`, `high`, `reset`, `lput`, `lget`)."""
+        return cls(
+            raw.get("in", 0),
+            raw.get("out", 0),
+            raw.get("high", 0),
+            raw.get("reset", 0),
+            raw.get("lput", 0),
+            raw.get("lget", 0),
+            raw.get("qshort", -1),
+            raw.get("qlong", -1),
+        )
+
+
+# QTIME's indicators: exponentially weighted means of the time messages spent on the
+# queue, in microseconds, each got message weighing this much (short term: recent ones
+# count more; long term: less). IBM publishes no formula; these weights are mqk's.
+QTIME_WEIGHTS = (0.125, 0.0078125)
+
+
+def fold_qtime(old: int, sum_ms: int, n: int, weight: float) -> int:
+    """`old` (-1: none yet) after `n` messages whose times on queue sum to `sum_ms`: as
+    if each weighed `weight` in turn at the batch's mean (the Lua script does the same)."""
+    mean_us = sum_ms * 1000 / n
+    if old < 0:
+        return int(mean_us)
+    keep = (1 - weight) ** n
+    return int(old * keep + mean_us * (1 - keep))
+
+
+# The `stats` argument of the claims: what the state records of the messages taken.
+# COUNT: MSGSOUT counts them (a destructive get, under syncpoint or not); MONITORED:
+# also the last get time (monitoring on for the queue). Browse locks and expired
+# messages discarded pass NO_STATS.
+NO_STATS, COUNT, MONITORED = "", "c", "cm"
+
+
 class NoEpochError(RuntimeError):
     """The queue's state is missing (the server lost or flushed it): rebuild it first."""
 
@@ -108,16 +161,22 @@ class QueueState(Protocol):
         consume: bool,
         lease_ms: int = 60_000,
         all_or_nothing: bool = False,
+        stats: str = NO_STATS,
     ) -> ClaimResult:
         """Take the first free candidate (all of them, all_or_nothing): consumed at
-        once, or locked for `owner` for `lease_ms`."""
+        once, or locked for `owner` for `lease_ms`; `stats` (COUNT, MONITORED) records
+        what was taken in the queue's statistics in the same transition."""
         ...
 
-    def consume_many(self, cands: list[tuple[int, int, int]], owner: str) -> BatchClaim:
+    def consume_many(
+        self, cands: list[tuple[int, int, int]], owner: str, stats: str = NO_STATS
+    ) -> BatchClaim:
         """Consume every free candidate (read-ahead)."""
         ...
 
-    def lock_many(self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int) -> BatchClaim:
+    def lock_many(
+        self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int, stats: str = NO_STATS
+    ) -> BatchClaim:
         """Lock every free candidate for `owner` (syncpoint read-ahead)."""
         ...
 
@@ -155,7 +214,28 @@ class QueueState(Protocol):
 
     def lows(self) -> dict[str, int]: ...
 
-    def add_depth(self, delta: int) -> None: ...
+    def add_depth(
+        self,
+        delta: int,
+        enqueued: int = 0,
+        put_ms: int = 0,
+        qtime_sum_ms: int = 0,
+        qtime_n: int = 0,
+    ) -> None:
+        """Add `delta` to the depth and, in the same transition, `enqueued` to MSGSIN,
+        raise HIGHQDEPTH to the new depth, keep `put_ms` as the last put time if later
+        (0: nothing to record) and fold `qtime_n` times on queue (their sum in ms) into
+        QTIME's indicators (QTIME_WEIGHTS)."""
+        ...
+
+    def stats(self) -> QueueStats:
+        """The queue's statistics (one read)."""
+        ...
+
+    def reset_stats(self) -> tuple[int, int, int, int]:
+        """RESET QSTATS: (MSGSIN, MSGSOUT, HIGHQDEPTH, ms of the previous reset, else of
+        the epoch) read and zeroed atomically; HIGHQDEPTH starts again at the depth."""
+        ...
 
     def count_native(self, lane_name: str, offsets: list[int]) -> int:
         """Count into the depth, once, the native records (a Kafka producer's, never
@@ -322,6 +402,12 @@ class StateStore(Protocol):
 
     def pubsub(self) -> PubSubState:
         """The queue manager's publish/subscribe state."""
+        ...
+
+    def restart_stats(self) -> int:
+        """strmqm: every queue's statistics start again (MQ keeps them since the queue
+        manager started): counters and last put / get times gone, the reset interval
+        counted from now. Returns how many queues."""
         ...
 
     def ping(self) -> None:

@@ -198,6 +198,7 @@ class UnitsOfWork:
             raise fail(C.MQRC_BACKED_OUT) from exc
         if queue is not None:
             uow.puts[queue] = uow.puts.get(queue, 0) + len(records)
+            self.pump.count_enqueued(queue, len(records))  # MSGSIN: uncommitted puts count
         if counted:
             uow.uncommitted += 1
 
@@ -339,7 +340,7 @@ class UnitsOfWork:
         self.current = None
         self._release_prefetched(uow.all_prefetched(), uow.owner)
         for queue, n in uow.puts.items():  # depth counts committed messages only
-            self.pump.count_put(queue, n)
+            self.pump.count_put(queue, n, enqueued=False)  # MSGSIN counted them at put
         self.pump.flush_depth()  # before MQCMIT returns, so a kill after it loses nothing
         for action in uow.after_commit:
             try:

@@ -1,7 +1,7 @@
 """What each MQSC command does, on a connection of the pymqi face, and what runmqsc
 prints for it: DEFINE / ALTER / DELETE QLOCAL, QMODEL, QALIAS, QREMOTE, CLEAR QLOCAL,
-DISPLAY QUEUE / QLOCAL / QMODEL / QALIAS / QREMOTE / QSTATUS / QMGR and ALTER QMGR;
-DEFINE / DISPLAY / DELETE TOPIC (adapter/tools/mqsctopic.py).
+DISPLAY QUEUE / QLOCAL / QMODEL / QALIAS / QREMOTE / QSTATUS / QMGR, ALTER QMGR and
+RESET QSTATS; DEFINE / DISPLAY / DELETE TOPIC (adapter/tools/mqsctopic.py).
 
 The attributes are adapter/core/queueattrs.py's table; a keyword MQ has but mqk does not
 implement fails the command, naming it. The response messages are runmqsc's (IBM MQ
@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 import adapter.pymqi as pymqi
+from adapter.core import qstats as QS  # noqa: N812
 from adapter.core import queueattrs as QA  # noqa: N812
 from adapter.core.mqscparse import Command, MQSCSyntaxError, Param, is_generic, matches
 from adapter.tools.mqsctopic import TopicCommandError, TopicCommands
@@ -37,8 +38,11 @@ _QMGR = {
     "MAXHANDS": ("max_handles", True),
     "MAXMSGL": ("max_msg_length", True),
     "MAXUMSGS": ("max_uncommitted_msgs", True),
+    "MONQ": ("monitoring_q", False),
+    "PERFMEV": ("perf_events", False),
 }
-_QSTATUS = ("CURDEPTH", "IPPROCS", "OPPROCS")
+# ALTER QMGR / DISPLAY QMGR keywords whose values are words (adapter/core/qstats.py).
+_QMGR_WORDS = {"MONQ": QS.QMGR_MONQ_WORDS, "PERFMEV": QS.PERFMEV_WORDS}
 _REASONS = {
     C.MQRCCF_OBJECT_ALREADY_EXISTS: "AMQ8150E: IBM MQ object already exists.",
     C.MQRCCF_OBJECT_WRONG_TYPE: "AMQ8151E: IBM MQ object has different type.",
@@ -261,26 +265,50 @@ class Processor(TopicCommands):
         return [st for st in found if st["attributes"].get("queue_type", 1) in types]
 
     def _display_qstatus(self, cmd: Command) -> None:
-        extra = {"ALL": False, "TYPE": True, **{k: False for k in _QSTATUS}}
+        """DISPLAY QSTATUS TYPE(QUEUE): QUEUE, TYPE and CURDEPTH always, the figures asked
+        for (ALL, or a specific name alone: all; MONITOR: the monitoring ones)."""
+        extra = {"ALL": False, "TYPE": True, "MONITOR": False,
+                 **{k: False for k in QS.QSTATUS_KEYWORDS}}  # fmt: skip
         for p in cmd.params:
-            if p.keyword not in extra:  # LGETDATE, UNCOM, MSGAGE, ... are MQ's, not mqk's
+            if p.keyword not in extra:  # handle status (TYPE(HANDLE)'s) is not mqk's
                 raise CommandError(f"mqk: {p.keyword} is not supported by mqk.")
         self._check(cmd, extra, attributes=False)
         if cmd.value("TYPE") not in (None, "QUEUE"):
             raise CommandError(f"mqk: TYPE({cmd.value('TYPE')}) is not supported by mqk.")
         every = _all(cmd, [k for k in cmd.keywords() if k != "TYPE"])
-        asked = {k for k in _QSTATUS if k in cmd.keywords() or every}
+        asked = {k for k in QS.QSTATUS_KEYWORDS if k in cmd.keywords() or every}
+        if "MONITOR" in cmd.keywords():
+            asked.update(QS.MONITOR_KEYWORDS)
         found = self._matching(cmd.name or "", {C.MQQT_LOCAL})
         for st in found:
-            figures = {"CURDEPTH": st["current_depth"], "IPPROCS": st["open_input_count"],
-                       "OPPROCS": st["open_output_count"]}  # fmt: skip
-            items = [f"QUEUE({st['queue']})", "TYPE(QUEUE)", f"CURDEPTH({st['current_depth']})"]
-            items += [f"{k}({figures[k]})" for k in _QSTATUS[1:] if k in asked]
+            shown = QS.mqsc_items(self.qm.queue_figures(st["queue"]))
+            items = [f"QUEUE({st['queue']})", "TYPE(QUEUE)", shown["CURDEPTH"]]
+            items += [shown[k] for k in QS.QSTATUS_KEYWORDS[1:] if k in asked]
             self.out("AMQ8450I: Display queue status details.")
             for line in columns(items):
                 self.out(line)
         if not found:
             raise CommandError(f"AMQ8147E: IBM MQ object {cmd.name} not found.")
+
+    def _reset_qstats(self, cmd: Command) -> None:
+        """RESET QSTATS(generic-qname): each local queue's performance figures, read and
+        zeroed at once. IBM documents the MQSC command for z/OS only (Multiplatforms has
+        the PCF command, MQCMD_RESET_Q_STATS, which needs PERFMEV(ENABLED) like this
+        one); its report is z/OS's CSQM201I RESET QSTATS DETAILS block, its keywords
+        QSTATS, RESETINT, HIQDEPTH, MSGSIN, MSGSOUT
+        (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q086540_.html)."""
+        if cmd.params:
+            raise MQSCSyntaxError(cmd.segment(cmd.params[0]), f"{cmd.params[0].keyword}: unknown")
+        # PERFMEV(DISABLED): the engine's 3224 MQRCCF_EVENTS_DISABLED, AMQ8101S (C98).
+        found = self._matching(cmd.name or "", {C.MQQT_LOCAL})
+        if not found:
+            raise CommandError(f"AMQ8147E: IBM MQ object {cmd.name} not found.")
+        for st in found:
+            figures = self.qm.reset_queue_stats(st["queue"])
+            self.out("CSQM201I: RESET QSTATS DETAILS")
+            for line in columns(figures.mqsc_items()):
+                self.out(line)
+            self.out("END QSTATS DETAILS")
 
     # -- the queue manager ----------------------------------------------------------------
     @staticmethod
@@ -299,6 +327,12 @@ class Processor(TopicCommands):
             fld, number = _QMGR[p.keyword]
             if number and not (p.value or "").isdigit():
                 raise MQSCSyntaxError(cmd.segment(p), f"{p.keyword}: a number")
+            words = _QMGR_WORDS.get(p.keyword)
+            if words is not None:
+                if (p.value or "").upper() not in words:
+                    raise MQSCSyntaxError(cmd.segment(p), f"{p.keyword}: {'|'.join(words)}")
+                changes[fld] = words[(p.value or "").upper()]
+                continue
             changes[fld] = int(p.value or 0) if number else p.value
         self.qm.alter_qmgr(**changes)
         self.out("AMQ8005I: IBM MQ queue manager changed.")
@@ -313,6 +347,9 @@ class Processor(TopicCommands):
             kw: f"{kw}({getattr(d, f) if getattr(d, f) != '' else ' '})"
             for kw, (f, _) in _QMGR.items()
         }
+        for kw, words in _QMGR_WORDS.items():
+            value = getattr(d, _QMGR[kw][0])
+            shown[kw] = f"{kw}({next(w for w, v in words.items() if v == value)})"
         # fixed: ten priorities, syncpoint always available (DISPLAY QMGR ALL shows them)
         shown.update(MAXPRTY="MAXPRTY(9)", SYNCPT="SYNCPT")
         for kw in sorted(shown):  # runmqsc lists them alphabetically after QMNAME

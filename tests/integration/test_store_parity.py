@@ -102,6 +102,7 @@ class Pair:
         assert q_m.depth() == q_r.depth()
         assert q_m.open_counts() == q_r.open_counts()
         assert q_m.ack_position() == q_r.ack_position()
+        assert q_m.stats() == q_r.stats()
         assert sorted(q_m.stale_locks()) == sorted(q_r.stale_locks())
         if q_r.has_epoch():
             for owner in OWNERS:
@@ -161,6 +162,7 @@ leases = st.sampled_from(LEASES)
 cands = st.lists(st.sampled_from(UNIVERSE), max_size=5)
 some_cands = st.lists(st.sampled_from(UNIVERSE), min_size=1, max_size=5)
 lane_names = st.sampled_from([f"{p}.{q}" for p, q in LANES])
+stats_flags = st.sampled_from(["", "c", "cm"])  # store.NO_STATS, COUNT, MONITORED
 
 
 def _op(name: str, *parts: st.SearchStrategy, **kw: st.SearchStrategy) -> st.SearchStrategy:
@@ -179,7 +181,7 @@ def weighted(*choices: tuple[st.SearchStrategy, int]) -> st.SearchStrategy:
 
 
 ops = weighted(
-    (_op("claim", cands, owners, consume=st.booleans(), lease_ms=leases), 10),
+    (_op("claim", cands, owners, consume=st.booleans(), lease_ms=leases, stats=stats_flags), 10),
     (
         _op(
             "claim",
@@ -188,11 +190,12 @@ ops = weighted(
             consume=st.booleans(),
             lease_ms=leases,
             all_or_nothing=st.just(True),
+            stats=stats_flags,
         ),
         5,
     ),
-    (_op("consume_many", cands, owners), 3),
-    (_op("lock_many", cands, owners, leases), 4),
+    (_op("consume_many", cands, owners, stats_flags), 3),
+    (_op("lock_many", cands, owners, leases, stats_flags), 4),
     (_op("peek", cands, owners), 2),
     (_op("release", cands, owners, backout=st.booleans()), 4),
     (_op("verify", cands, owners, leases), 3),
@@ -202,6 +205,10 @@ ops = weighted(
     (_op("advance", lane_names, st.integers(0, 6)), 5),
     (_op("lows"), 1),
     (_op("add_depth", st.integers(-3, 5)), 1),
+    (_op("add_depth", st.integers(-3, 5), st.integers(0, 5), st.sampled_from([0, 5, 10**12])), 2),
+    (_op("add_depth", *[st.just(0)] * 3, st.integers(0, 10**7), st.integers(1, 9)), 2),
+    (_op("stats"), 1),
+    (_op("reset_stats"), 1),
     (_op("count_native", lane_names, st.lists(st.integers(0, 8), max_size=4).map(sorted)), 2),
     (_op("set_native_marks", st.dictionaries(lane_names, st.integers(0, 8), max_size=2)), 1),
     (_op("depth"), 1),

@@ -96,16 +96,17 @@ def test_display_qlocal_all_shows_the_definitions_back(qmgr, qmgr_name) -> None:
         "   DISTL(NO)                               GET(ENABLED)",
         "   HARDENBO                                INITQ( )",
         "   IPPROCS(0)                              MAXDEPTH(50000)",
-        "   MAXMSGL(1048576)                        MSGDLVSQ(PRIORITY)",
-        "   NOTRIGGER                               OPPROCS(0)",
-        "   PROCESS( )                              PUT(ENABLED)",
-        "   PROPCTL(COMPAT)                         SHARE",
-        "   TRIGDATA( )                             TRIGDPTH(1)",
-        "   TRIGMPRI(0)                             TRIGTYPE(FIRST)",
-        "   USAGE(NORMAL)",
+        "   MAXMSGL(1048576)                        MONQ(QMGR)",
+        "   MSGDLVSQ(PRIORITY)                      NOTRIGGER",
+        "   OPPROCS(0)                              PROCESS( )",
+        "   PUT(ENABLED)                            PROPCTL(COMPAT)",
+        "   SHARE                                   TRIGDATA( )",
+        "   TRIGDPTH(1)                             TRIGMPRI(0)",
+        "   TRIGTYPE(FIRST)                         USAGE(NORMAL)",
     ]
     trig = "\n".join(out[out.index("   QUEUE(APP.TRIGGERED)                    TYPE(QLOCAL)") :])
-    for shown in ("TRIGGER ", "TRIGTYPE(DEPTH)", "TRIGDPTH(10)", "TRIGDATA(start worker)"):
+    assert "NOTRIGGER" not in trig
+    for shown in (" TRIGGER", "TRIGTYPE(DEPTH)", "TRIGDPTH(10)", "TRIGDATA(start worker)"):
         assert shown in trig
     rc, out = run(qmgr, qmgr_name, "DIS Q(APP.*) TYPE(QALIAS)\nDIS QA(APP.PAY)\nDIS QM(*)\n")
     assert rc == 0
@@ -121,8 +122,16 @@ def test_status_clear_delete_and_their_refusals(qmgr, other, qmgr_name) -> None:
     q.put(b"two")
     rc, out = run(qmgr, qmgr_name, "DIS QS(Q.WORK)\nCLEAR QLOCAL(Q.WORK)\nDELETE QL(Q.WORK)\n")
     assert rc == 10
-    assert "   CURDEPTH(2)                             IPPROCS(0)" in out
-    assert "   OPPROCS(1)" in out
+    start = out.index("AMQ8450I: Display queue status details.")
+    assert out[start + 1 : start + 8] == [  # runmqsc's layout, monitoring off (MONQ(OFF))
+        "   QUEUE(Q.WORK)                           TYPE(QUEUE)",
+        "   CURDEPTH(2)                             IPPROCS(0)",
+        "   LGETDATE( )                             LGETTIME( )",
+        "   LPUTDATE( )                             LPUTTIME( )",
+        "   MEDIALOG( )                             MONQ(OFF)",
+        "   MSGAGE( )                               OPPROCS(1)",
+        "   QTIME( , )                              UNCOM(NO)",
+    ]
     assert out.count("AMQ8148E: IBM MQ object in use.") == 2
     q.close()
     rc, out = run(qmgr, qmgr_name, "DELETE QLOCAL(Q.WORK)\nCLEAR QL(Q.WORK)\nDIS QS(Q.WORK)\n")

@@ -174,7 +174,9 @@ def test_clear_q_and_inquire_q_status(pcf, qmgr) -> None:
     assert status[C.MQCA_Q_NAME] == b"CL.Q".ljust(48)
     assert status[F.MQIACF_Q_STATUS_TYPE] == F.MQIACF_Q_STATUS
     assert (status[C.MQIA_CURRENT_Q_DEPTH], status[C.MQIA_OPEN_INPUT_COUNT]) == (4, 1)
-    assert F.MQIACF_OLDEST_MSG_AGE not in status  # not kept by the engine: omitted
+    # monitoring off (MONQ(QMGR), the queue manager's OFF): no age, blank times
+    assert status[F.MQIACF_OLDEST_MSG_AGE] == C.MQMON_NOT_AVAILABLE
+    assert status[F.MQCACF_LAST_PUT_DATE] == b" " * 12 and status[C.MQIA_MONITORING_Q] == 0
     assert reason_of(pcf.MQCMD_CLEAR_Q, {C.MQCA_Q_NAME: "CL.Q"}) == C.MQRC_OBJECT_IN_USE
     reader.close()
     assert pcf.MQCMD_CLEAR_Q({C.MQCA_Q_NAME: "CL.Q"}) == []
@@ -192,8 +194,7 @@ def test_inquire_q_mgr_and_commands_mqk_lacks(pcf, qmgr, qmgr_name) -> None:
     )
     [one] = pcf.MQCMD_INQUIRE_Q_MGR({F.MQIACF_Q_MGR_ATTRS: [C.MQIA_MAX_HANDLES]})
     assert list(one) == [C.MQIA_MAX_HANDLES]
-    reset = {C.MQCA_Q_NAME: "X"}
-    assert reason_of(pcf.MQCMD_RESET_Q_STATS, reset) == F.MQRCCF_CFH_COMMAND_ERROR
+    assert reason_of(pcf.MQCMD_REFRESH_Q_MGR, {}) == F.MQRCCF_CFH_COMMAND_ERROR
     with pytest.raises(AttributeError):
         pcf.NOT_A_COMMAND  # noqa: B018
 

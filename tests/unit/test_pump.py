@@ -23,11 +23,11 @@ class _SlowStore:
         outer = self
 
         class _Slow:
-            def add_depth(self, n: int) -> None:
+            def add_depth(self, n: int, *stats: int) -> None:
                 if not outer.writing.is_set():
                     outer.writing.set()
                     assert outer.release.wait(5)
-                q.add_depth(n)
+                q.add_depth(n, *stats)
 
         return _Slow()
 

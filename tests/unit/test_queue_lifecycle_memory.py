@@ -231,6 +231,7 @@ def test_mqk_alter_and_delete_speak_mqsc(qmgr, other, qmgr_name, capsys) -> None
     assert cli.main(["status", qmgr_name, "Q.CLI"]) == 0
     shown = capsys.readouterr().out.split()
     assert {"GET(ENABLED)", "PUT(DISABLED)", "CURDEPTH(0)", "OPPROCS(1)"} <= set(shown)
+    assert {"MONQ(OFF)", "LPUTDATE(", "MSGAGE("} <= set(shown)  # DISPLAY QSTATUS's figures
     assert cli.main(["delete", qmgr_name, "Q.CLI"]) == 1
     err = capsys.readouterr().err
     assert "AMQ8148E: IBM MQ object in use." in err  # 2042 MQRC_OBJECT_IN_USE

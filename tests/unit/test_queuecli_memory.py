@@ -23,8 +23,8 @@ def test_attr_flags_and_mqk_fields(qmgr, qmgr_name, capsys) -> None:
 
 
 def test_invalid_commands_exit_2_refusals_exit_1(qmgr, qmgr_name, capsys) -> None:
-    assert cli.main(["define", qmgr_name, "QC.X", "--attr", "MONQ(HIGH)"]) == 2
-    assert "MONQ is not supported by mqk" in capsys.readouterr().err
+    assert cli.main(["define", qmgr_name, "QC.X", "--attr", "STATQ(ON)"]) == 2
+    assert "STATQ is not supported by mqk" in capsys.readouterr().err
     assert cli.main(["define", qmgr_name, "QC.X", "--attr", "MAXDEPTH(lots)"]) == 2
     assert cli.main(["define", qmgr_name, "QC.X", "--attr", "NOTAKEYWORD(1)"]) == 2
     assert "AMQ8405I" in capsys.readouterr().err
