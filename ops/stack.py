@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from adapter import config
@@ -41,15 +41,22 @@ def _state_file() -> Path:
 
 
 def load() -> StackState:
+    """The recorded state; fields this version does not know (written by another
+    version of mqk sharing the same MQK_HOME) are left out rather than losing the pids."""
     try:
-        return StackState(**json.loads(_state_file().read_text()))
-    except (OSError, ValueError, TypeError):
+        raw = json.loads(_state_file().read_text())
+        known = {f.name for f in fields(StackState)}
+        return StackState(**{k: v for k, v in raw.items() if k in known})
+    except (OSError, ValueError, TypeError, AttributeError):
         return StackState()
 
 
 def _save(state: StackState) -> None:
     run_dir().mkdir(parents=True, exist_ok=True)
-    _state_file().write_text(json.dumps(asdict(state), indent=2))
+    record = asdict(state)
+    if not state.cluster_pids:  # unused: left out, so an older mqk still reads the file
+        del record["cluster_pids"], record["cluster_bootstrap"]
+    _state_file().write_text(json.dumps(record, indent=2))
 
 
 def _cluster_alive(state: StackState) -> bool:
