@@ -569,3 +569,25 @@ class Catalog:
     def names(self) -> list[str]:
         """Every queue defined (the durable list, from Kafka)."""
         return sorted(self.read_topic())
+
+    # -- other objects (channels: shim/channeldef.py) ----------------------------------
+    def write_object(self, key: str, raw: bytes | None) -> None:
+        """Write (None: delete) a non-queue object under `key` (a '*' key) durably and
+        in the store's cache."""
+        if is_queue_key(key):
+            raise ValueError(f"not an object key: {key!r}")
+        self.log.create_topics(
+            {naming.catalog_topic(self.qmgr): TopicSpec(1, {"cleanup.policy": "compact"})}
+        )
+        self._write(key, raw)
+        if raw is None:
+            self.store.catalog_delete(key)
+        else:
+            self.store.catalog_put(key, raw)
+
+    def read_object(self, key: str) -> bytes | None:
+        return self._durable(key)
+
+    def object_keys(self) -> list[str]:
+        """Every non-queue object's key (the durable list, from Kafka)."""
+        return sorted(k for k in self._read_all() if not is_queue_key(k))
