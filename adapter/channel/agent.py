@@ -26,6 +26,7 @@ lost if the channel fails between the two, never duplicated.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 import uuid
@@ -117,7 +118,9 @@ class Agent:
                 S.RETRYING,
             )
         if rdef.is_sender:
-            raise ChannelError("AMQ9547E: Type of remote channel not suitable for action requested.")
+            raise ChannelError(
+                "AMQ9547E: Type of remote channel not suitable for action requested."
+            )
         self.batch_size = min(cdef.batch_size, rdef.batch_size)
         self.fast = cdef.npm_speed == rdef.npm_speed == X.MQNPMS_FAST
         self.status.batch_size = self.batch_size
@@ -148,7 +151,11 @@ class Agent:
             self.rsync.write(theirs)
             mine = replace(mine, reset=False)
             self.ssync.write(mine)
-        ahead = (theirs.prev_seq, theirs.prev_luwid) == (mine.seq, mine.luwid)
+        # One batch ahead: a batch's record (it has MsgIds) made from the sender's point.
+        ahead = bool(theirs.msgids) and (theirs.prev_seq, theirs.prev_luwid) == (
+            mine.seq,
+            mine.luwid,
+        )
         if mine.same_point(theirs):
             pass
         elif ahead and mine.backout_luwid == theirs.luwid:
@@ -227,7 +234,10 @@ class Agent:
         st = self.status
         st.cur_seq, st.cur_luwid, st.cur_msgs = batch.seq, batch.luwid, len(got)
         try:
-            for md, data, got_at in got:
+            # Fast non-persistent messages first, before the batch's transaction is open
+            # on the destination's topics: a read_committed reader sees nothing past an
+            # open transaction, so put after it they would wait for its commit.
+            for md, data, got_at in sorted(got, key=lambda g: not self._fast(g[0])):
                 self._send(md, data, got_at)
             self.rsync.replace(batch)
             st.indoubt, st.indoubt_msgids = True, batch.msgids
@@ -240,11 +250,19 @@ class Agent:
         self.ssync.replace(batch)
         self.local.commit()
         self.record = batch
-        st.last_seq, st.last_luwid, st.indoubt, st.indoubt_msgids = batch.seq, batch.luwid, False, []
+        st.last_seq, st.last_luwid, st.indoubt, st.indoubt_msgids = (
+            batch.seq,
+            batch.luwid,
+            False,
+            [],
+        )
         st.batches += 1
         st.msgs += len(got)
         self.set_status(S.RUNNING)
         return len(got)
+
+    def _fast(self, md: pymqi.MD) -> bool:
+        return self.fast and md.Persistence != C.MQPER_PERSISTENT
 
     def _send(self, md: pymqi.MD, data: bytes, got_at: float) -> None:
         assert self.receiver is not None
@@ -259,11 +277,13 @@ class Agent:
         expiry = md.Expiry
         if expiry != C.MQEI_UNLIMITED:  # less the time since it was got
             expiry = max(1, expiry - int((time.monotonic() - got_at) * 10))
-        persistent = md.Persistence == C.MQPER_PERSISTENT
-        self.receiver.put(th, expiry, syncpoint=persistent or not self.fast)
+        self.receiver.put(th, expiry, syncpoint=not self._fast(md))
 
     # -- end -----------------------------------------------------------------------------
     def close(self) -> None:
+        """Close both ends (a channel left RUNNING by its owner ends STOPPED)."""
+        if self.status.status in (S.RUNNING, S.BINDING) and self.status.pid == os.getpid():
+            self.set_status(S.STOPPED, f"AMQ9001I: Channel '{self.cdef.name}' ended normally.")
         for thing in (self.receiver, self.rsync, self.ssync, self.xmitq):
             if thing is None:
                 continue
@@ -289,7 +309,9 @@ def remove_batch(qm: pymqi.QueueManager, queue: pymqi.Queue, qname: str, msgids:
         md = pymqi.MD(MsgId=bytes.fromhex(hexid))
         wait = config.LEASE_MS + 5000 if locked else 0
         gmo = pymqi.GMO(
-            Options=C.MQGMO_SYNCPOINT | C.MQGMO_ACCEPT_TRUNCATED_MSG | (C.MQGMO_WAIT if wait else 0),
+            Options=C.MQGMO_SYNCPOINT
+            | C.MQGMO_ACCEPT_TRUNCATED_MSG
+            | (C.MQGMO_WAIT if wait else 0),
             MatchOptions=C.MQMO_MATCH_MSG_ID,
             WaitInterval=wait,
         )
@@ -347,12 +369,16 @@ def run_channel(
                     agent.set_status(S.STOPPED, f"AMQ9001I: Channel '{channel}' ended normally.")
                     return 0
                 log.warning("channel %s: %s; retrying", channel, err, exc_info=True)
-                agent.set_status(S.RETRYING, f"AMQ9999E: Channel '{channel}' ended abnormally: {err}")
+                agent.set_status(
+                    S.RETRYING, f"AMQ9999E: Channel '{channel}' ended abnormally: {err}"
+                )
             finally:
                 agent.close()
             cdef = channels(local).lookup(channel) or cdef
             stop.wait(retry_s)
-        S.write(store, replace(S.read(store, channel) or S.ChannelStatus(channel), status=S.STOPPED))
+        S.write(
+            store, replace(S.read(store, channel) or S.ChannelStatus(channel), status=S.STOPPED)
+        )
         return 0
     finally:
         local.disconnect()

@@ -40,6 +40,11 @@ VERBS = {
     "DISPLAY": "DISPLAY",
     "CLEAR": "CLEAR",
     "END": "END",
+    "STA": "START",
+    "START": "START",
+    "STOP": "STOP",
+    "RESET": "RESET",
+    "RESOLVE": "RESOLVE",
 }
 OBJECTS = {
     "QL": "QLOCAL",
@@ -55,6 +60,10 @@ OBJECTS = {
     "QS": "QSTATUS",
     "QSTATUS": "QSTATUS",
     "QMGR": "QMGR",
+    "CHL": "CHANNEL",
+    "CHANNEL": "CHANNEL",
+    "CHS": "CHSTATUS",
+    "CHSTATUS": "CHSTATUS",
 }
 # A parameter and its "NO" version are one parameter (given once).
 _NEGATIVES = {

@@ -14,6 +14,7 @@ out two to a line in 40-character columns, as runmqsc does.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -48,6 +49,10 @@ _REASONS = {
     C.MQRC_Q_MGR_QUIESCING: "AMQ8156E: IBM MQ queue manager quiescing.",
     C.MQRC_Q_MGR_STOPPING: "AMQ8156E: IBM MQ queue manager quiescing.",
 }
+
+
+# (verb, object type) -> handler(processor, command), for commands other modules own.
+EXTENSIONS: dict[tuple[str, str], Callable[[Any, Command], None]] = {}
 
 
 class CommandError(Exception):
@@ -91,6 +96,8 @@ class Processor:
 
     def run(self, cmd: Command) -> bool:
         handler = getattr(self, f"_{cmd.verb.lower()}_{cmd.objtype.lower()}", None)
+        if (cmd.verb, cmd.objtype) in EXTENSIONS:  # e.g. channels: tools/mqscchannel.py
+            handler = functools.partial(EXTENSIONS[(cmd.verb, cmd.objtype)], self)
         if handler is None and cmd.objtype in _TYPE_OF:
             handler = getattr(self, f"_{cmd.verb.lower()}_queue", None)
         try:
