@@ -70,6 +70,11 @@ def new_luwid() -> str:
     return uuid.uuid4().hex[:16].upper()
 
 
+def transactional_id(qmgr: str, channel: str, end: str) -> str:
+    """The Kafka transactional id of one end of a channel's agent."""
+    return f"mqk.channel.{qmgr}.{channel}.{end}"
+
+
 def channels(qm: pymqi.QueueManager) -> ChannelCatalog:
     return ChannelCatalog(qm.get_handle().catalog)
 
@@ -109,7 +114,10 @@ class Agent:
         )
         self.set_status(S.BINDING)
         targets = partner_targets(cdef.conn_name, partner)
-        self.remote = pymqi.connect(partner, **targets)
+        # A stable transactional id: a restarted agent fences its dead predecessor and
+        # aborts the batch that one left open at the receiver at once.
+        txn = transactional_id(self.qmgr, cdef.name, RECEIVER)
+        self.remote = pymqi.connect(partner, transactional_id=txn, **targets)
         rdef = channels(self.remote).lookup(cdef.name)
         if rdef is None:
             raise ChannelError(
@@ -344,7 +352,7 @@ def run_channel(
     without the RCVR channel, the transmission queue held by another agent, a broken
     batch) leave it RETRYING and it tries again every `retry_s`."""
     stop = stop_event or threading.Event()
-    local = pymqi.connect(qmgr)
+    local = pymqi.connect(qmgr, transactional_id=transactional_id(qmgr, channel, SENDER))
     try:
         cdef = channels(local).lookup(channel)
         store = local.get_handle().store
