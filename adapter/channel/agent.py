@@ -142,6 +142,7 @@ class Agent:
                     f"AMQ9514E: Channel '{cdef.name}' is in use.", S.RETRYING
                 ) from err
             raise
+        self._wait_for_predecessor()
         self.ssync = SyncQueue(self.local, SENDER, cdef.name)
         self.rsync = SyncQueue(self.remote, RECEIVER, cdef.name)
         self.receiver = Receiver(self.remote, partner)
@@ -150,6 +151,27 @@ class Agent:
         self.status.last_seq, self.status.last_luwid = self.record.seq, self.record.luwid
         self.status.indoubt, self.status.indoubt_msgids = False, []
         self.set_status(S.RUNNING)
+
+    def _wait_for_predecessor(self) -> None:
+        """Wait until no dead agent's lock holds messages of the transmission queue: MQ
+        backs a dead MCA's batch out at once, mqk when its lease runs out, and getting
+        past the locked messages meanwhile would send them out of order."""
+        deadline = time.monotonic() + (config.LEASE_MS + 5000) / 1000
+        conn = self.local.get_handle()
+        state = conn.store.queue(self.cdef.xmit_q_name)
+        # Live locks: wait for their lease. Stale ones: the engine's getters pass them by
+        # while any message is free (reconciling only when none is), so reconcile here
+        # (the dead agent's ack log decides: consumed, or back on the queue in place).
+        xmitq = self.cdef.xmit_q_name
+        while True:
+            if state.live_locks() == 0:
+                if state.stale_locks():
+                    conn.services.reconcile(xmitq)  # 0 while a commit is undecided
+                if not state.stale_locks():
+                    return
+            if time.monotonic() > deadline:
+                raise ChannelError(f"AMQ9514E: Channel '{self.cdef.name}' is in use.", S.RETRYING)
+            time.sleep(0.1)
 
     def _compare(self) -> None:
         assert self.ssync is not None and self.rsync is not None

@@ -162,17 +162,29 @@ def _agent(qma: str) -> subprocess.Popen:
     )
 
 
+def _running(pair: Pair, pid: int) -> bool:
+    st = S.read(pair.a.get_handle().store, CHANNEL)
+    return st is not None and st.pid == pid and st.status == S.RUNNING
+
+
 def _kill_test(pair: Pair, count: int, kills: int, timeout_s: float) -> None:
     bodies = [b"k%05d" % i for i in range(count)]
     put_remote(pair.a, bodies)
     rng = random.Random(17)
+    moving = 0  # kills that landed while messages were on their way
     for _ in range(kills):
         agent = _agent(pair.qma)
-        time.sleep(rng.uniform(0.5, 3.0))
+        # Killed once it runs (bound, records compared), at a random moment of its work.
+        wait_for(lambda a=agent: _running(pair, a.pid), 60, "the agent to run")
+        time.sleep(rng.uniform(0.0, 0.8))
         os.kill(agent.pid, signal.SIGKILL)
         agent.wait()
+        left = depth(pair.a, pair.qmb)
+        moving += 0 < left < count
+    assert moving >= kills // 2, moving  # the kills hit transfers, not idle agents
     agent = _agent(pair.qma)
     try:
+        wait_for(lambda: _running(pair, agent.pid), 60, "the last agent to run")
         wait_for(lambda: depth(pair.a, pair.qmb) == 0, timeout_s, "an empty transmission queue")
         agent.send_signal(signal.SIGTERM)
         assert agent.wait(60) == 0
