@@ -450,3 +450,35 @@ def test_without_a_dlq_the_batch_fails_and_stays_on_the_transmission_queue(pair:
         agent.step(0)
     assert exc.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
     assert depth(pair.a, "QMB") == 1 and agent.status.last_seq == 0
+
+
+# -- request / reply ----------------------------------------------------------------------
+def test_request_and_reply_across_two_queue_managers(pair: Pair) -> None:
+    """The request goes by the QREMOTE, the reply comes back by ReplyToQMgr (the
+    transmission queue named after QMA at QMB), matched by CorrelId."""
+    from adapter.channel.agent import Agent
+    from adapter.shim.channeldef import RCVR, ChannelDef
+
+    pair.a.define_queue("REPLIES")
+    pair.b.define_queue("QMA", usage=C.MQUS_TRANSMISSION)
+    channels(pair.b).define(ChannelDef("TO.QMA", xmit_q_name="QMA"))
+    channels(pair.a).define(ChannelDef("TO.QMA", channel_type=RCVR))
+    [request_id] = put_remote(pair.a, [b"price?"], MsgType=C.MQMT_REQUEST, ReplyToQ=b"REPLIES")
+    forth = pair.agent()
+    forth.step(0)
+    [(data, req)] = read_all(pair.b, "ORDERS")
+    assert data == b"price?" and req.ReplyToQMgr.rstrip(b" \0") == b"QMA"
+    od = pymqi.OD(Version=C.MQOD_VERSION_3, ObjectName=req.ReplyToQ, ObjectQMgrName=req.ReplyToQMgr)
+    reply = pymqi.MD(MsgType=C.MQMT_REPLY, CorrelId=req.MsgId, Persistence=C.MQPER_PERSISTENT)
+    pymqi.Queue(pair.b, od, C.MQOO_OUTPUT).put(b"42", reply, pymqi.PMO())
+    back_def = channels(pair.b).lookup("TO.QMA")
+    assert back_def is not None
+    back = Agent(pair.b, "QMB", back_def)
+    back.bind()
+    assert back.step(0) == 1
+    q = pymqi.Queue(pair.a, "REPLIES", C.MQOO_INPUT_SHARED)
+    md = pymqi.MD(CorrelId=request_id)
+    gmo = pymqi.GMO(Options=C.MQGMO_NO_SYNCPOINT, MatchOptions=C.MQMO_MATCH_CORREL_ID)
+    assert q.get(None, md, gmo) == b"42" and md.MsgType == C.MQMT_REPLY
+    back.close()
+    forth.close()
