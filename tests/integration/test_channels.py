@@ -206,3 +206,17 @@ def test_agent_killed_at_random_moments_moves_each_message_once_in_order(pair: P
 @pytest.mark.soak
 def test_soak_agent_killed_20_times_with_10000_messages(pair: Pair) -> None:
     _kill_test(pair, 10_000, 20, 900)
+
+
+# The same scenarios as on the in-memory backends, on the real stack.
+from tests.unit.test_channels_memory import (  # noqa: E402
+    test_a_group_sent_over_the_channel_is_got_in_logical_order,
+    test_request_and_reply_across_two_queue_managers,
+    test_the_message_survives_the_hop,
+)
+
+__all__ = [
+    "test_a_group_sent_over_the_channel_is_got_in_logical_order",
+    "test_request_and_reply_across_two_queue_managers",
+    "test_the_message_survives_the_hop",
+]

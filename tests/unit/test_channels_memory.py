@@ -178,7 +178,7 @@ def test_the_message_survives_the_hop(pair: Pair) -> None:
     assert got.PutApplName.rstrip() == md.PutApplName.rstrip() and got.PutApplType == md.PutApplType
     assert got.UserIdentifier.rstrip() == md.UserIdentifier.rstrip()
     assert got.AccountingToken == md.AccountingToken
-    assert got.ReplyToQ.rstrip() == b"REPLIES" and got.ReplyToQMgr.rstrip() == b"QMA"
+    assert got.ReplyToQ.rstrip() == b"REPLIES" and got.ReplyToQMgr.rstrip() == pair.qma.encode()
     assert got.Format == C.MQFMT_STRING and got.MsgType == C.MQMT_REQUEST
     assert 0 < got.Expiry <= 36000
 
@@ -460,20 +460,20 @@ def test_request_and_reply_across_two_queue_managers(pair: Pair) -> None:
     from adapter.shim.channeldef import RCVR, ChannelDef
 
     pair.a.define_queue("REPLIES")
-    pair.b.define_queue("QMA", usage=C.MQUS_TRANSMISSION)
-    channels(pair.b).define(ChannelDef("TO.QMA", xmit_q_name="QMA"))
+    pair.b.define_queue(pair.qma, usage=C.MQUS_TRANSMISSION)
+    channels(pair.b).define(ChannelDef("TO.QMA", xmit_q_name=pair.qma))
     channels(pair.a).define(ChannelDef("TO.QMA", channel_type=RCVR))
     [request_id] = put_remote(pair.a, [b"price?"], MsgType=C.MQMT_REQUEST, ReplyToQ=b"REPLIES")
     forth = pair.agent()
     forth.step(0)
     [(data, req)] = read_all(pair.b, "ORDERS")
-    assert data == b"price?" and req.ReplyToQMgr.rstrip(b" \0") == b"QMA"
+    assert data == b"price?" and req.ReplyToQMgr.rstrip(b" \0") == pair.qma.encode()
     od = pymqi.OD(Version=C.MQOD_VERSION_3, ObjectName=req.ReplyToQ, ObjectQMgrName=req.ReplyToQMgr)
     reply = pymqi.MD(MsgType=C.MQMT_REPLY, CorrelId=req.MsgId, Persistence=C.MQPER_PERSISTENT)
     pymqi.Queue(pair.b, od, C.MQOO_OUTPUT).put(b"42", reply, pymqi.PMO())
     back_def = channels(pair.b).lookup("TO.QMA")
     assert back_def is not None
-    back = Agent(pair.b, "QMB", back_def)
+    back = Agent(pair.b, pair.qmb, back_def)
     back.bind()
     assert back.step(0) == 1
     q = pymqi.Queue(pair.a, "REPLIES", C.MQOO_INPUT_SHARED)
