@@ -9,7 +9,8 @@ RESOLVE CHANNEL (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc
 the messages are runmqsc's (AMQ8014I created, AMQ8015I deleted, AMQ8016I changed,
 AMQ8018I start accepted, AMQ8019I stop accepted, AMQ8023I reset, AMQ8414I / AMQ8417I
 the DISPLAY headers, AMQ8420I no status). DISPLAY CHSTATUS lists CHANNEL and CHLTYPE
-first, then its attributes alphabetically, as runmqsc does.
+first, then its attributes alphabetically, as runmqsc does. AMQ8023I (RESET) and
+AMQ8025I (RESOLVE) are as remembered from IBM's AMQ8xxx list, not checked against it.
 """
 
 from __future__ import annotations
