@@ -9,9 +9,10 @@ read with `ast`, at module level and inside functions alike. The rules:
   a  no import cycle among those modules (imports under `if TYPE_CHECKING:` do not count
      here: they never run);
   b  adapter.core (the pure rules) imports nothing of adapter.shim, adapter.pymqi,
-     adapter.ibmmq, adapter.cli, adapter.tools, adapter.testing, ops, streaming;
+     adapter.ibmmq, adapter.cli, adapter.tools, adapter.channel, adapter.testing, ops,
+     streaming;
   c  adapter.shim (the engine) imports nothing of adapter.pymqi, adapter.ibmmq,
-     adapter.cli, adapter.tools, adapter.testing, ops, streaming;
+     adapter.cli, adapter.tools, adapter.channel, adapter.testing, ops, streaming;
   d  streaming imports adapter.pymqi only in demo.py, workloads.py and bench.py (the job
      works on the engine and the core, applications use the API), adapter.ibmmq never;
      adapter.pymqi imports nothing of adapter.ibmmq (the ibmmq face is built on it);
@@ -45,6 +46,7 @@ CORE_MUST_NOT = (
     "adapter.ibmmq",
     "adapter.cli",
     "adapter.tools",
+    "adapter.channel",
     "adapter.testing",
     "ops",
     "streaming",
@@ -54,6 +56,7 @@ SHIM_MUST_NOT = (
     "adapter.ibmmq",
     "adapter.cli",
     "adapter.tools",
+    "adapter.channel",
     "adapter.testing",
     "ops",
     "streaming",

@@ -41,6 +41,10 @@ VERBS = {
     "CLEAR": "CLEAR",
     "RESET": "RESET",
     "END": "END",
+    "STA": "START",
+    "START": "START",
+    "STOP": "STOP",
+    "RESOLVE": "RESOLVE",
 }
 OBJECTS = {
     "QL": "QLOCAL",
@@ -58,6 +62,10 @@ OBJECTS = {
     "QMGR": "QMGR",
     "TOPIC": "TOPIC",
     "QSTATS": "QSTATS",
+    "CHL": "CHANNEL",
+    "CHANNEL": "CHANNEL",
+    "CHS": "CHSTATUS",
+    "CHSTATUS": "CHSTATUS",
 }
 # Verbs that take a generic name (RESET QSTATS(generic-qname) as DISPLAY does).
 _GENERIC_VERBS = ("DISPLAY", "RESET")

@@ -574,17 +574,30 @@ class Catalog:
         """Every queue defined (the durable list, from Kafka)."""
         return sorted(self.read_topic())
 
-    # -- other objects kept in the catalog topic (topic objects, durable subscriptions)
-    def write_object(self, key: str, value: bytes | None) -> None:
+    # -- other objects kept in the catalog topic (topic objects, durable subscriptions,
+    # channels: shim/topics.py, shim/subscriptions.py, shim/channeldef.py) -------------
+    def write_object(self, key: str, raw: bytes | None) -> None:
         """Write (None: delete) a non-queue object's durable record under `key`, which
-        starts with '*' so no queue name can be it (qmgrdef.is_queue_key)."""
+        starts with '*' so no queue name can be it (qmgrdef.is_queue_key), and in the
+        store's cache."""
         if is_queue_key(key):
-            raise ValueError(f"not an object key: {key}")
+            raise ValueError(f"not an object key: {key!r}")
         self.log.create_topics(
             {naming.catalog_topic(self.qmgr): TopicSpec(1, {"cleanup.policy": "compact"})}
         )
-        self._write(key, value)
+        self._write(key, raw)
+        if raw is None:
+            self.store.catalog_delete(key)
+        else:
+            self.store.catalog_put(key, raw)
+
+    def read_object(self, key: str) -> bytes | None:
+        return self._durable(key)
 
     def read_objects(self, prefix: str) -> dict[str, bytes]:
         """The durable records whose key starts with `prefix` (from Kafka)."""
         return {k: v for k, v in self._read_all().items() if k.startswith(prefix)}
+
+    def object_keys(self) -> list[str]:
+        """Every non-queue object's key (the durable list, from Kafka)."""
+        return sorted(k for k in self._read_all() if not is_queue_key(k))

@@ -94,6 +94,8 @@ class MemoryServer:
         self.catalogs: dict[str, dict[str, bytes]] = {}
         self.run_states: dict[str, str] = {}  # qmgr -> run state (`status`)
         self.pubsub: dict[str, _PubSubData] = {}  # qmgr -> subscriptions, retained
+        self.channel_statuses: dict[str, dict[str, bytes]] = {}  # qmgr -> `chstatus`
+        self.channel_stops: dict[str, set[str]] = {}  # qmgr -> `chstop`
         # Unreachable: every call of every store on this server raises.
         self.down = False
 
@@ -105,6 +107,8 @@ class MemoryServer:
             self.catalogs.clear()
             self.run_states.clear()
             self.pubsub.clear()
+            self.channel_statuses.clear()
+            self.channel_stops.clear()
 
     def data(self, qmgr: str, queue: str) -> _QueueData:
         """The queue's keys (created empty on first use, as Redis keys appear on write)."""
@@ -691,6 +695,34 @@ class MemoryStore:
                     d.stats = {"reset": self.now_ms()}
                     n += 1
             return n
+
+    def channel_status(self, name: str) -> bytes | None:
+        with self._call_retried():
+            return self.server.channel_statuses.get(self.qmgr, {}).get(name)
+
+    def set_channel_status(self, name: str, status: bytes | None) -> None:
+        with self._call():
+            table = self.server.channel_statuses.setdefault(self.qmgr, {})
+            if status is None:
+                table.pop(name, None)
+            else:
+                table[name] = bytes(status)
+
+    def channel_statuses(self) -> dict[str, bytes]:
+        with self._call_retried():
+            return dict(self.server.channel_statuses.get(self.qmgr, {}))
+
+    def request_channel_stop(self, name: str, stop: bool) -> None:
+        with self._call():
+            stops = self.server.channel_stops.setdefault(self.qmgr, set())
+            if stop:
+                stops.add(name)
+            else:
+                stops.discard(name)
+
+    def channel_stop_requested(self, name: str) -> bool:
+        with self._call_retried():
+            return name in self.server.channel_stops.get(self.qmgr, set())
 
     def ping(self) -> None:
         with self._call_retried():

@@ -25,7 +25,9 @@ of its own, and read-and-zeroed by RESET QSTATS's script; `lput` / `lget` (ms) a
 adapter/shim/qstats.py reads it.)
 plus `once:<token>` (the last sequence number a replaying writer applied to the depth,
 add_depths_once), and per queue manager `mqk:{QM}:catalog` (hash name -> definition),
-the cache of the catalog topic, and `mqk:{QM}:status` (the run state endmqm left:
+the cache of the catalog topic, `mqk:{QM}:chstatus` (hash channel -> the status its
+agent wrote, JSON) and `mqk:{QM}:chstop` (set of channels STOP CHANNEL asked to stop),
+and `mqk:{QM}:status` (the run state endmqm left:
 `QUIESCING` or `ENDING IMMEDIATELY`; absent while running, strmqm deletes it; written
 only by shim/runstate.py). No script touches two queues (Redis Cluster slots).
 Publish/subscribe (shim/subscriptions.py, shim/publish.py), per queue manager:
@@ -504,11 +506,20 @@ return 1
 """
 
 
+def channel_status_key(qmgr: str) -> str:
+    return f"mqk:{{{qmgr}}}:chstatus"
+
+
+def channel_stop_key(qmgr: str) -> str:
+    return f"mqk:{{{qmgr}}}:chstop"
+
+
 def purge_queue_manager(client: redis.Redis, qmgr: str) -> None:
     """Delete every key of a queue manager (test clean-up)."""
     keys = list(client.scan_iter(match=f"mqk:{{{qmgr}/*", count=1000))
     keys.extend((catalog_key(qmgr), status_key(qmgr)))
     keys.extend(pubsub_key(qmgr, part) for part in _PUBSUB_PARTS)
+    keys.extend((channel_status_key(qmgr), channel_stop_key(qmgr)))
     client.delete(*keys)
 
 
@@ -916,6 +927,29 @@ class RedisStore:
             pipe.execute()
             n += 1
         return n
+
+    def channel_status(self, name: str) -> bytes | None:
+        return self._transient(self.client.hget)(channel_status_key(self.qmgr), name)
+
+    def set_channel_status(self, name: str, status: bytes | None) -> None:
+        if status is None:
+            self.client.hdel(channel_status_key(self.qmgr), name)
+        else:
+            self.client.hset(channel_status_key(self.qmgr), name, status)
+
+    def channel_statuses(self) -> dict[str, bytes]:
+        raw = self._transient(self.client.hgetall)(channel_status_key(self.qmgr))
+        return {k.decode(): v for k, v in raw.items()}
+
+    def request_channel_stop(self, name: str, stop: bool) -> None:
+        if stop:
+            self.client.sadd(channel_stop_key(self.qmgr), name)
+        else:
+            self.client.srem(channel_stop_key(self.qmgr), name)
+
+    def channel_stop_requested(self, name: str) -> bool:
+        key = channel_stop_key(self.qmgr)
+        return bool(self._transient(self.client.sismember)(key, name))
 
     def ping(self) -> None:
         self._transient(self.client.ping)()

@@ -410,6 +410,27 @@ class StateStore(Protocol):
         counted from now. Returns how many queues."""
         ...
 
+    def channel_status(self, name: str) -> bytes | None:
+        """The status a channel agent last wrote for channel `name` (DISPLAY CHSTATUS;
+        adapter/channel/status.py says what it holds), None if it never ran."""
+        ...
+
+    def set_channel_status(self, name: str, status: bytes | None) -> None:
+        """Write (None: delete) channel `name`'s status."""
+        ...
+
+    def channel_statuses(self) -> dict[str, bytes]:
+        """Every channel's status, by channel name."""
+        ...
+
+    def request_channel_stop(self, name: str, stop: bool) -> None:
+        """STOP CHANNEL asks the agent to stop (True); START CHANNEL withdraws it."""
+        ...
+
+    def channel_stop_requested(self, name: str) -> bool:
+        """Whether STOP CHANNEL asked channel `name`'s agent to stop (polled by it)."""
+        ...
+
     def ping(self) -> None:
         """Raise ConnectionError if the server cannot be reached (after retries)."""
         ...

@@ -27,11 +27,24 @@ from collections.abc import Callable, Iterable
 
 import adapter.pymqi as pymqi
 from adapter.core import mqscparse
+from adapter.tools import mqscchannel
 from adapter.tools.mqscrun import Processor
 from adapter.tools.mqscverify import Verified, VerifyOnly
 
 log = logging.getLogger(__name__)
-VERBS = ("ALTER", "CLEAR", "DEFINE", "DELETE", "DISPLAY", "END")
+VERBS = (
+    "ALTER",
+    "CLEAR",
+    "DEFINE",
+    "DELETE",
+    "DISPLAY",
+    "END",
+    "RESET",
+    "RESOLVE",
+    "START",
+    "STOP",
+)
+mqscchannel.register()
 
 
 def _count(n: int, one: str, many: str, none: str) -> str:

@@ -15,6 +15,7 @@ out two to a line in 40-character columns, as runmqsc does.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -54,6 +55,10 @@ _REASONS = {
     C.MQRC_Q_MGR_QUIESCING: "AMQ8156E: IBM MQ queue manager quiescing.",
     C.MQRC_Q_MGR_STOPPING: "AMQ8156E: IBM MQ queue manager quiescing.",
 }
+
+
+# (verb, object type) -> handler(processor, command), for commands other modules own.
+EXTENSIONS: dict[tuple[str, str], Callable[[Any, Command], None]] = {}
 
 
 class CommandError(Exception):
@@ -98,6 +103,8 @@ class Processor(TopicCommands):
 
     def run(self, cmd: Command) -> bool:
         handler = getattr(self, f"_{cmd.verb.lower()}_{cmd.objtype.lower()}", None)
+        if (cmd.verb, cmd.objtype) in EXTENSIONS:  # e.g. channels: tools/mqscchannel.py
+            handler = functools.partial(EXTENSIONS[(cmd.verb, cmd.objtype)], self)
         if handler is None and cmd.objtype in _TYPE_OF:
             handler = getattr(self, f"_{cmd.verb.lower()}_queue", None)
         try:

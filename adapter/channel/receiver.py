@@ -1,0 +1,146 @@
+"""The receiving end of a channel (the receiving MCA): each message of a batch is put
+to its destination at the receiving queue manager as it was put at the sending one, or,
+when the destination cannot take it, to that queue manager's dead-letter queue behind
+an MQDLH carrying the reason; the channel goes on.
+
+- MsgId, CorrelId, the identity and origin context (PutDate / PutTime included),
+  Priority, Persistence, Report, ReplyToQ/QMgr and the version-2 fields of the MQMDE
+  (GroupId, MsgSeqNumber, Offset, MsgFlags, OriginalLength) survive: the message is put
+  with MQPMO_SET_ALL_CONTEXT and a version-2 MQMD. Expiry is what remained when the
+  message was got from the transmission queue, less the time since.
+- Undeliverable: "If a message cannot be delivered to its destination queue, it is put
+  on the dead-letter queue of the receiving queue manager" with an MQDLH whose Reason
+  says why ("Dead-letter queues",
+  https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=queues-dead-letter-queues; MQDLH:
+  https://www.ibm.com/docs/en/SSFKSJ_latest/refdev/q096110_.html). A message the
+  dead-letter queue cannot take either (no DEADQ, or it refuses) fails the batch.
+- NPMSPEED(FAST): "The receiving MCA puts the nonpersistent messages on the destination
+  queue immediately and makes them visible. Persistent messages are not made visible
+  until the next sync point." (the spec text, IBM's "Sequence of retrieval of fast,
+  nonpersistent messages").
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import adapter.pymqi as pymqi
+from adapter.core.dlh import DeadLetterHeader
+from adapter.core.text import mqchar
+from adapter.core.xqh import TransmissionHeader
+
+log = logging.getLogger("mqk.channel.receiver")
+C = pymqi.CMQC
+# Reasons a destination refuses a message that send it to the dead-letter queue.
+UNDELIVERABLE = frozenset(
+    {
+        C.MQRC_UNKNOWN_OBJECT_NAME,  # 2085
+        C.MQRC_Q_FULL,  # 2053
+        C.MQRC_PUT_INHIBITED,  # 2051
+        C.MQRC_MSG_TOO_BIG_FOR_Q,  # 2030
+        C.MQRC_Q_DELETED,  # 2052
+        C.MQRC_NOT_AUTHORIZED,  # 2035
+        C.MQRC_PERSISTENT_NOT_ALLOWED,  # 2048
+    }
+)
+_OPEN = C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT | C.MQOO_FAIL_IF_QUIESCING
+_MD_FIELDS = (
+    "Report", "MsgType", "Feedback", "Encoding", "CodedCharSetId", "Format", "Priority",
+    "Persistence", "MsgId", "CorrelId", "ReplyToQ", "ReplyToQMgr", "UserIdentifier",
+    "AccountingToken", "ApplIdentityData", "PutApplType", "PutApplName", "PutDate",
+    "PutTime", "ApplOriginData",
+)  # fmt: skip
+_MDE_FIELDS = ("Encoding", "CodedCharSetId", "Format", "GroupId", "MsgSeqNumber", "Offset",
+               "MsgFlags", "OriginalLength")  # fmt: skip
+
+
+def _value(v: object) -> object:
+    return v.encode() if isinstance(v, str) else v
+
+
+def message_descriptor(th: TransmissionHeader, expiry: int) -> pymqi.MD:
+    """The MQMD the message is put with at the receiving end."""
+    md = pymqi.MD(Version=C.MQMD_VERSION_2)
+    for name in _MD_FIELDS:
+        setattr(md, name, _value(th.md[name]))
+    if th.mde is not None:
+        for name in _MDE_FIELDS:
+            setattr(md, name, _value(th.mde[name]))
+    md.Expiry = expiry
+    return md
+
+
+class Receiver:
+    """Puts the messages of batches at the receiving queue manager `qm` (its own
+    connection; the agent commits it)."""
+
+    def __init__(self, qm: pymqi.QueueManager, qmgr: str) -> None:
+        self.qm, self.qmgr = qm, qmgr
+        # The MCA acts for the queue manager: it sets every context field.
+        qm.get_handle().may_set_context = True
+        self._queues: dict[tuple[str, str], pymqi.Queue] = {}
+        self.dead_lettered = 0
+
+    def _queue(self, qname: str, qmgr: str) -> pymqi.Queue:
+        key = (qname, qmgr)
+        q = self._queues.get(key)
+        if q is None:
+            od = pymqi.OD(
+                Version=C.MQOD_VERSION_3, ObjectName=qname.encode(), ObjectQMgrName=qmgr.encode()
+            )
+            q = self._queues[key] = pymqi.Queue(self.qm, od, _OPEN)
+        return q
+
+    def put(self, th: TransmissionHeader, expiry: int, *, syncpoint: bool) -> None:
+        """Put one message of the batch (under the batch's unit of work when
+        `syncpoint`, else visible at once), or dead-letter it."""
+        md = message_descriptor(th, expiry)
+        sync = C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
+        pmo = pymqi.PMO(Options=sync | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_FAIL_IF_QUIESCING)
+        try:
+            self._queue(th.remote_q_name, th.remote_q_mgr_name).put(th.data, md, pmo)
+        except pymqi.MQMIError as err:
+            if err.reason not in UNDELIVERABLE:
+                raise
+            self._queues.pop((th.remote_q_name, th.remote_q_mgr_name), None)
+            self._dead_letter(th, md, err.reason, sync)
+
+    def _dead_letter(self, th: TransmissionHeader, md: pymqi.MD, reason: int, sync: int) -> None:
+        dlq = self.qm.get_handle().qmgr_def().dead_letter_q
+        if not dlq:
+            log.error(
+                "channel message for %s at %s refused (%d) and the queue manager has no DEADQ",
+                th.remote_q_name, th.remote_q_mgr_name, reason,
+            )  # fmt: skip
+            raise pymqi.MQMIError(C.MQCC_FAILED, reason)
+        now = time.gmtime()
+        header = DeadLetterHeader(
+            reason=reason,
+            dest_q_name=th.remote_q_name,
+            dest_q_mgr_name=th.remote_q_mgr_name,
+            encoding=md.Encoding,
+            coded_char_set_id=md.CodedCharSetId,
+            format=md.Format,
+            put_appl_type=C.MQAT_QMGR,
+            put_appl_name=self.qmgr,
+            put_date=time.strftime("%Y%m%d", now).encode(),
+            put_time=time.strftime("%H%M%S00", now).encode(),
+        )
+        md.Format = mqchar(C.MQFMT_DEAD_LETTER_HEADER, 8)
+        md.Encoding, md.CodedCharSetId = C.MQENC_NATIVE, C.MQCCSI_Q_MGR
+        pmo = pymqi.PMO(Options=sync | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_FAIL_IF_QUIESCING)
+        self._queue(dlq, "").put(header.pack() + th.data, md, pmo)
+        self.dead_lettered += 1
+        log.warning(
+            "channel message for %s at %s put to the dead-letter queue %s (reason %d)",
+            th.remote_q_name, th.remote_q_mgr_name, dlq, reason,
+        )  # fmt: skip
+
+    def close(self) -> None:
+        for q in self._queues.values():
+            try:
+                q.close()
+            except pymqi.MQMIError:
+                log.warning("closing a destination queue failed", exc_info=True)
+        self._queues.clear()
