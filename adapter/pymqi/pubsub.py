@@ -19,7 +19,7 @@ from adapter.core.model import id24
 from adapter.core.openrules import put1_open_options
 from adapter.pymqi.errors import MQMIError, PYIFError
 from adapter.pymqi.failures import mqi
-from adapter.pymqi.structs import OD, MQOpts, mqstr
+from adapter.pymqi.structs import OD, MQOpts, charv_fields, mqstr
 
 _L = "i"
 _QUEUE: Any = None  # adapter.pymqi.Queue, given by bind()
@@ -33,37 +33,16 @@ _SD_FIELDS: list[tuple[str, Any, str]] = [
     ("AlternateSecurityId", C.MQSID_NONE, "40s"),
     ("SubExpiry", C.MQEI_UNLIMITED, _L),
 ]
-for _vs in ("ObjectString", "SubName", "SubUserData"):
-    _SD_FIELDS += [
-        (f"{_vs}VSPtr", 0, "P"),
-        (f"{_vs}VSOffset", 0, _L),
-        (f"{_vs}VSBufSize", 0, _L),
-        (f"{_vs}VSLength", 0, _L),
-        (f"{_vs}VSCCSID", 0, _L),
-    ]
+_SD_FIELDS += charv_fields("ObjectString", "SubName", "SubUserData")
 _SD_FIELDS += [
     ("SubCorrelId", C.MQCI_NONE, "24s"),
     ("PubPriority", C.MQPRI_PRIORITY_AS_Q_DEF, _L),
     ("PubAccountingToken", C.MQACT_NONE, "32s"),
     ("PubApplIdentityData", b"", "32s"),
 ]
-for _vs in ("SelectionString",):
-    _SD_FIELDS += [
-        (f"{_vs}VSPtr", 0, "P"),
-        (f"{_vs}VSOffset", 0, _L),
-        (f"{_vs}VSBufSize", 0, _L),
-        (f"{_vs}VSLength", 0, _L),
-        (f"{_vs}VSCCSID", 0, _L),
-    ]
+_SD_FIELDS += charv_fields("SelectionString")
 _SD_FIELDS += [("SubLevel", 1, _L)]
-for _vs in ("ResObjectString",):
-    _SD_FIELDS += [
-        (f"{_vs}VSPtr", 0, "P"),
-        (f"{_vs}VSOffset", 0, _L),
-        (f"{_vs}VSBufSize", 0, _L),
-        (f"{_vs}VSLength", 0, _L),
-        (f"{_vs}VSCCSID", 0, _L),
-    ]
+_SD_FIELDS += charv_fields("ResObjectString")
 
 
 class SD(MQOpts):

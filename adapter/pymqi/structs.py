@@ -484,6 +484,22 @@ class PMO(MQOpts):
         super().__init__(**kw)
 
 
+def charv_fields(*names: str) -> list[tuple[str, Any, str]]:
+    """The MQCHARV fields (VSPtr, VSOffset, VSBufSize, VSLength, VSCCSID) of each named
+    variable-length string, as MQOD, MQSD and MQSTS lay them out."""
+    return [
+        field
+        for vs in names
+        for field in (
+            (f"{vs}VSPtr", 0, "P"),
+            (f"{vs}VSOffset", 0, _L),
+            (f"{vs}VSBufSize", 0, _L),
+            (f"{vs}VSLength", 0, _L),
+            (f"{vs}VSCCSID", 0, _L),
+        )
+    ]
+
+
 _OD_FIELDS: list[tuple[str, Any, str]] = [
     ("_StrucId", C.MQOD_STRUC_ID, "4s"),
     ("Version", C.MQOD_VERSION_4, _L),
@@ -504,14 +520,7 @@ _OD_FIELDS: list[tuple[str, Any, str]] = [
     ("ResolvedQName", b"", "48s"),
     ("ResolvedQMgrName", b"", "48s"),
 ]
-for _vs in ("ObjectString", "SelectionString", "ResObjectString"):
-    _OD_FIELDS += [
-        (f"{_vs}VSPtr", 0, "P"),
-        (f"{_vs}VSOffset", 0, _L),
-        (f"{_vs}VSBufSize", 0, _L),
-        (f"{_vs}VSLength", 0, _L),
-        (f"{_vs}VSCCSID", 0, _L),
-    ]
+_OD_FIELDS += charv_fields("ObjectString", "SelectionString", "ResObjectString")
 _OD_FIELDS += [("ResolvedType", -3, _L), ("pad", b"", "4s")]
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from adapter.core import cmqc as C  # noqa: N812
 from adapter.core import cmqxc as X  # noqa: N812
-from adapter.pymqi.structs import MQLONG_TYPE, MQOpts
+from adapter.pymqi.structs import MQLONG_TYPE, MQOpts, charv_fields
 
 __all__ = ["BNO", "CBC", "CBD", "CD", "CTLO", "SCO", "STS", "bno", "cd", "sco", "sts"]
 
@@ -39,17 +39,7 @@ class STS(MQOpts):
         ("ObjectQMgrName", b"", "48s"),
         ("ResolvedObjectName", b"", "48s"),
         ("ResolvedQMgrName", b"", "48s"),
-        *(
-            field
-            for vs in ("ObjectString", "SubName")
-            for field in (
-                (f"{vs}VSPtr", 0, "P"),
-                (f"{vs}VSOffset", 0, _L),
-                (f"{vs}VSBufSize", 0, _L),
-                (f"{vs}VSLength", 0, _L),
-                (f"{vs}VSCCSID", 0, _L),
-            )
-        ),
+        *charv_fields("ObjectString", "SubName"),
         ("OpenOptions", 0, _L),
         ("SubOptions", 0, _L),
     )
