@@ -130,3 +130,11 @@ ACK_GRACE_S = 1.0
 REBUILD_LOCK_S = 120
 # Short: a process killed while reconciling must not block everyone else for long.
 RECONCILE_LOCK_S = 5
+# Get leases (shim/getlease.py): the most messages one claim locks ahead for a handle's
+# destructive gets outside a unit of work (0: one claim round trip per get), and how
+# long such a lock lasts (a message is handed out only in the first half).
+GET_LEASE_BATCH = int(os.environ.get("MQK_GET_LEASE_BATCH", "16"))
+GET_LEASE_MS = int(os.environ.get("MQK_GET_LEASE_MS", "2000"))
+# A handle leases only while it gets in a burst (gets closer than this), and the pump
+# gives back the run of a handle idle this long.
+GET_LEASE_IDLE_MS = int(os.environ.get("MQK_GET_LEASE_IDLE_MS", "20"))

@@ -198,6 +198,8 @@ class Connection:
             # backed out at the next call, or by their leases running out).
             self.txn.renew()
         now = self.clock.monotonic()
+        for lease in list(self.services.leasing):
+            lease.release_idle(now, self.services.leasing)
         if now - self._renewed_at >= config.OPEN_LEASE_MS / 3000:
             self._renewed_at = now
             for handle in list(self.services.handles.values()):

@@ -24,6 +24,7 @@ from adapter.core.reports import Kind, wants_coa, wants_cod
 from adapter.core.selector import Selector
 from adapter.shim.catalog import QueueDef
 from adapter.shim.context import SAVED_FIELDS, pad_mqchar, put_date_time
+from adapter.shim.getlease import GetLease
 from adapter.shim.readahead import ReadAheadBuffer
 from adapter.shim.reader import QueueReader
 from adapter.shim.selection import message_lookup
@@ -51,6 +52,9 @@ def _no_context(env: dict) -> bool:
 
 
 RETRY = object()  # a claim found candidates gone: the view changed, select again
+# Polls (5 ms each) a get makes for messages held by other handles' get leases: the
+# longest a lease lasts.
+_LEASE_POLLS = max(1, config.GET_LEASE_MS // 5)
 
 
 class _RejectedRun:
@@ -96,6 +100,9 @@ class Getter:
         self.get_cursor = gr.GetCursor()
         self.browse_cursor = gr.GetCursor()
         self._reader: QueueReader | None = None
+        self.lease = GetLease(state, handle_id, svc.clock)
+        self.lease.on_held = svc.leasing.add
+        self._lease_blocked = False  # the last claim passed over another's get lease
         self._locked: tuple[int, int, int] | None = None  # locked by BROWSE + MQGMO_LOCK
         # Makes self.qdef current (the handle's QueueHandle.current: raises MQRC_Q_DELETED
         # for a deleted queue), asked while a get waits.
@@ -176,6 +183,7 @@ class Getter:
         fresh = stale
         held = self.svc.txn.held_gets()
         quiescing = opts & C.MQGMO_FAIL_IF_QUIESCING
+        self._lease_blocked, lease_polls = False, 0
         while True:
             result = self._attempt(req, browsing, max_length)
             while result is RETRY:  # the view changed under the claim: select again
@@ -191,6 +199,17 @@ class Getter:
                 continue
             remaining = None if deadline is None else deadline - clock.monotonic()
             if remaining is not None and remaining <= 0:
+                if self._lease_blocked and lease_polls < _LEASE_POLLS:
+                    # Messages another handle's get lease holds are only about to be
+                    # got: MQ would offer them, so wait until they are got or given
+                    # back (this connection's own idle runs at once; a dead holder's
+                    # lease runs out within GET_LEASE_MS).
+                    self._lease_blocked = False
+                    lease_polls += 1
+                    for lease in list(self.svc.leasing):
+                        lease.release_idle(float("inf"), self.svc.leasing)
+                    reader.pump(0.005)
+                    continue
                 if browsing:
                     self.browse_cursor = gr.no_message(self.browse_cursor, req)
                 raise fail(C.MQRC_NO_MSG_AVAILABLE)
@@ -225,6 +244,9 @@ class Getter:
                     )
             else:  # a get that selects differently must see those messages too
                 self.svc.txn.give_back_prefetched(reader)
+        leased = not browsing and self.lease.serves(req)
+        if self.lease.held and not leased:
+            self.lease.release()  # this get must see the leased messages as free
         view = reader.view
         now = self.svc.clock.now_ms()
         # MSG_UNDER_CURSOR finds its message with the browse cursor.
@@ -251,8 +273,8 @@ class Getter:
                     first_error = failure
                 break
             batch.append(item)
-            if len(batch) >= config.CLAIM_BATCH:
-                break
+            if len(batch) >= config.CLAIM_BATCH or (leased and self.lease.holds(item.key)):
+                break  # (the lease's next message needs no look further)
         if scan is not None and scan.upto is not None:
             self._rejected_upto = (scan.upto, scan.version)
         if expired:
@@ -280,8 +302,15 @@ class Getter:
                     return self._deliver(
                         held.item, [held.item], req, None, removed=True, env=held.env, in_uow=True
                     )
+            if leased:
+                got = self.lease.take(batch, req, max_length, self._stats(), reader.forget)
+                if got is not None:
+                    return self._deliver(
+                        got[0], [got[0]], req, max_length, removed=True, backout=got[1]
+                    )
             return self._remove(batch, req, max_length)
         except NoEpochError:
+            self.lease.lost()
             self.svc.rebuild(self.qdef)
             return RETRY
 
@@ -389,6 +418,7 @@ class Getter:
                 return RETRY  # others took these: the view changed, look again
             if self._stale(res) is RETRY:
                 return RETRY
+            self._lease_blocked = self._lease_blocked or res.leased
         if too_big is not None and st.peek([too_big.key], self.handle_id)[0] in _FREE_TO_ME:
             raise self._truncated_failure(too_big, [too_big], req, max_length)
         return None
@@ -696,6 +726,7 @@ class Getter:
     def _discard_expired(self, items: list[Item]) -> None:
         """Expired messages a get met: removed (outside any unit of work) and reported."""
         reader, st = self.reader, self.state
+        self.lease.forget([i.key for i in items])  # a leased one is this handle's to discard
         for item in items:
             res = st.claim([item.key], self.handle_id, consume=True)
             if res.index is None:
@@ -725,6 +756,7 @@ class Getter:
         outcome = gr.close_outcome(self.get_cursor)
         if not gone:
             self._unlock()
+            self.lease.release()
             self.ahead.give_back()
         if self._reader is not None:
             if self._forgotten and not gone:

@@ -30,6 +30,7 @@ import redis
 
 from adapter.shim.store import (
     DELETED,
+    LEASE_PREFIX,
     NO_STATS,
     QTIME_WEIGHTS,
     BatchClaim,
@@ -135,6 +136,7 @@ class MemoryQueueState:
         self.qmgr = store.qmgr
         self.name = queue
         self._now_ms = store.now_ms
+        self.lease_conflicts = 0
 
     # -- helpers ---------------------------------------------------------------------
     def _d(self) -> _QueueData:
@@ -156,8 +158,11 @@ class MemoryQueueState:
         if held is not None:
             if held[0] == owner:
                 return ClaimStatus.MINE
+            lease = held[0].startswith(LEASE_PREFIX)
             if held[1] > now:
-                return ClaimStatus.LOCKED
+                return ClaimStatus.LEASED if lease else ClaimStatus.LOCKED
+            if lease:  # a run-out get lease: free (_STATUS)
+                return ClaimStatus.FREE
             return ClaimStatus.STALE
         return ClaimStatus.FREE
 
@@ -215,7 +220,7 @@ class MemoryQueueState:
                     s = self._status(d, c, owner, now)
                     if s == ClaimStatus.CONSUMED:
                         return ClaimResult(None, 0, [i], [])
-                    if s in (ClaimStatus.LOCKED, ClaimStatus.STALE):
+                    if s in (ClaimStatus.LOCKED, ClaimStatus.STALE, ClaimStatus.LEASED):
                         return ClaimResult(None, 0, [], [i])
                 # Statuses are all read before any take, as in the script: a repeated
                 # candidate is taken (and, consuming, counted off the depth) twice.
@@ -234,6 +239,8 @@ class MemoryQueueState:
                     gone.append(i)
                 elif s == ClaimStatus.STALE:
                     locked.append(i)
+                elif s == ClaimStatus.LEASED:  # about to be got: not overtaken
+                    return ClaimResult(None, 0, gone, locked, leased=True)
                 # A live lock of another owner is passed over silently.
             return ClaimResult(None, 0, gone, locked)
 
@@ -274,8 +281,29 @@ class MemoryQueueState:
                     backouts.append(d.bo.get(c, 0))
                 elif s == ClaimStatus.CONSUMED:
                     gone.append(i)
+                elif s == ClaimStatus.LEASED:  # about to be got: nothing behind it first
+                    break
             self._taken_stats(d, stats, len(taken), now)
             return BatchClaim(taken, backouts, gone)
+
+    def consume_leased(
+        self, cands: list[tuple[int, int, int]], owner: str, stats: str = NO_STATS
+    ) -> None:
+        cs = [_parse(c) for c in cands]
+        with self._store._call():
+            d = self._d()
+            if d.epoch is None:  # the script's {-2}: the rebuild takes it from the ack log
+                return
+            now = self._now_ms()
+            n = 0
+            for c in cs:
+                if self._status(d, c, owner, now) in (ClaimStatus.FREE, ClaimStatus.MINE):
+                    self._consume(d, c)
+                    n += 1
+                else:
+                    self.lease_conflicts += 1
+            d.depth -= n
+            self._taken_stats(d, stats, n, now)
 
     def peek(self, cands: list[tuple[int, int, int]], owner: str) -> list[ClaimStatus]:
         cs = [_parse(c) for c in cands]
@@ -360,7 +388,11 @@ class MemoryQueueState:
         with self._store._call():
             d = self._d()
             now = self._now_ms()
-            return [Candidate(*c) for c, (_, until) in d.lock.items() if until <= now]
+            return [
+                Candidate(*c)
+                for c, (owner, until) in d.lock.items()
+                if until <= now and not owner.startswith(LEASE_PREFIX)
+            ]
 
     def live_locks(self, owner_prefix: str = "") -> int:
         with self._store._call():
@@ -452,6 +484,10 @@ class MemoryQueueState:
     def has_epoch(self) -> bool:
         with self._store._call():
             return self._d().epoch is not None
+
+    def epoch_mark(self) -> str | None:
+        with self._store._call():
+            return self._d().epoch
 
     def ack_position(self) -> int:
         with self._store._call():

@@ -7,7 +7,7 @@ a queue's keys in one cluster slot, so one script may touch all of them):
 |---|---|---|
 | `low` | hash lane -> offset | low watermark: below it everything is consumed |
 | `done:<lane>` | sorted set | consumed offsets at or above the low watermark |
-| `lock` | hash candidate -> `owner|lease_until_ms` | syncpoint gets, browse locks, discards |
+| `lock` | hash candidate -> `owner|until_ms` | syncpoint gets, browse locks, discards, get leases |
 | `bo` | hash candidate -> n | BackoutCount added by backouts and reclaims |
 | `depth` | counter | CURDEPTH: committed messages on the queue |
 | `native` | hash lane -> offset | last native (Kafka producer's) record counted in `depth` |
@@ -61,6 +61,7 @@ from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_expo
 from adapter import config
 from adapter.shim.store import (
     DELETED,
+    LEASE_PREFIX,
     QTIME_WEIGHTS,
     BatchClaim,
     Candidate,
@@ -71,8 +72,10 @@ from adapter.shim.store import (
     QueueStats,
     encode,
 )
+from adapter.shim.writebehind import WriteBehind
 
 log = logging.getLogger("mqk.shim.redis_store")
+_LEASE = LEASE_PREFIX.encode()
 
 NO_EPOCH = -2
 GONE = 2  # _OPEN: the queue is deleted or being deleted
@@ -101,7 +104,11 @@ local function status(c, owner, now)
   if l then
     local bar = string.find(l, '|', 1, true)
     if string.sub(l, 1, bar - 1) == owner then return 3, ln, off end
-    if tonumber(string.sub(l, bar + 1)) > now then return 2, ln, off end
+    local lease = string.sub(l, 1, 1) == '~'
+    if tonumber(string.sub(l, bar + 1)) > now then return lease and 5 or 2, ln, off end
+    -- A get lease (owner '~...') consumes in Redis itself before MQGET returns: run out,
+    -- it leaves nothing to reconcile, the message is free.
+    if lease then return 0, ln, off end
     -- The owner's lease ran out: it may have died after committing, so the ack log
     -- must be reconciled before the message is offered again.
     return 4, ln, off
@@ -113,7 +120,8 @@ end
 # ARGV: now_ms, owner, lease_ms, mode ('consume'|'lock'), all_or_nothing ('0'|'1'), stats
 # flags (_STATS_TAKEN: '' none, 'c' count, 'cm' count and stamp the last get), cands...
 # Returns {taken_index (1-based, 0 = none), its BackoutCount, codes...} or {-2} without an
-# epoch; a code i > 0: candidate i is consumed, -i: locked (stale, or held).
+# epoch; a code i > 0: candidate i is consumed, -i: locked (stale, or held); a code 0: a
+# candidate is held by another handle's get lease (the scan stops there).
 # Status 1 = consumed (gone for good), 2 = locked by another owner, 3 = locked by me,
 # 4 = locked by an owner whose lease ran out (reconcile with the ack log first).
 _CLAIM = (
@@ -138,7 +146,7 @@ if ARGV[5] == '1' then
   local seen = {}
   for i = 7, #ARGV do
     local s, ln, off = status(ARGV[i], owner, now)
-    if s == 1 or s == 2 or s == 4 then
+    if s == 1 or s == 2 or s == 4 or s == 5 then
       res[1] = 0
       table.insert(res, (s == 1) and (i - 6) or -(i - 6))
       return res
@@ -160,6 +168,9 @@ for i = 7, #ARGV do
   end
   if s == 1 then table.insert(res, i - 6) end
   if s == 4 then table.insert(res, -(i - 6)) end
+  -- Another handle's get lease is about to get it: nothing behind it is taken first
+  -- (a getter's messages stay in queue order).
+  if s == 5 then table.insert(res, 0); return res end
 end
 return res
 """
@@ -183,11 +194,43 @@ for i = 4, #ARGV do
     table.insert(backouts, tonumber(redis.call('HGET', p .. 'bo', ARGV[i]) or '0'))
   elseif s == 1 then
     table.insert(gone, i - 3)
+  elseif s == 5 then
+    break  -- another handle's get lease: nothing behind it is taken first
   end
 end
 if #taken > 0 then redis.call('DECRBY', p .. 'depth', #taken) end
 taken_stats(p, ARGV[3], #taken, now)
 return {taken, backouts, gone}
+"""
+)
+
+# A get lease's hand-out (shim/getlease.py), sent write-behind: consume each candidate
+# that is the owner's or free (a lost state rebuilt meanwhile), stats counted here.
+# ARGV: now_ms, owner, stats flags, cands... Returns {taken, codes...} or {-2}: code i,
+# candidate i was consumed by someone else; -i, locked by another live owner.
+_CONSUME_LEASED = (
+    _STATUS
+    + _STATS_TAKEN
+    + """
+if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
+local now, owner = tonumber(ARGV[1]), ARGV[2]
+local res, n = {0}, 0
+for i = 4, #ARGV do
+  local s, ln, off = status(ARGV[i], owner, now)
+  if s == 0 or s == 3 then
+    redis.call('ZADD', p .. 'done:' .. ln, off, off)
+    redis.call('HDEL', p .. 'lock', ARGV[i])
+    n = n + 1
+  elseif s == 1 then
+    table.insert(res, i - 3)
+  else
+    table.insert(res, -(i - 3))
+  end
+end
+if n > 0 then redis.call('DECRBY', p .. 'depth', n) end
+taken_stats(p, ARGV[3], n, now)
+res[1] = n
+return res
 """
 )
 
@@ -209,6 +252,8 @@ for i = 5, #ARGV do
     table.insert(backouts, tonumber(redis.call('HGET', p .. 'bo', ARGV[i]) or '0'))
   elseif s == 1 then
     table.insert(gone, i - 4)
+  elseif s == 5 then
+    break  -- another handle's get lease: nothing behind it is taken first
   end
 end
 taken_stats(p, ARGV[4], #taken, now)
@@ -216,7 +261,8 @@ return {taken, backouts, gone}
 """
 )
 
-# ARGV: now_ms, owner, cands... -> statuses (0 free, 1 gone, 2 locked by other, 3 mine).
+# ARGV: now_ms, owner, cands... -> statuses (0 free, 1 gone, 2 locked by other, 3 mine,
+# 4 stale, 5 held by another handle's get lease).
 _PEEK = (
     _STATUS
     + """
@@ -617,14 +663,32 @@ class _DefinitionMarks:
             self._drop()
 
 
+class _Settled:
+    """A client or script whose every call first settles the write-behind connection,
+    so a state call never overtakes a consumption marker this process sent before it."""
+
+    def __init__(self, target, behind: WriteBehind) -> None:
+        self._target, self._behind = target, behind
+
+    def __call__(self, *args, **kwargs):
+        self._behind.settle()
+        return self._target(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._target, name)
+        return _Settled(attr, self._behind) if callable(attr) else attr
+
+
 class RedisQueueState:
     """Scripts bound to one queue's key prefix (store.QueueState)."""
 
     def __init__(self, store: RedisStore, queue: str) -> None:
-        self.r = store.client
+        self._behind = store.behind
+        self.r = _Settled(store.client, store.behind)
         self.prefix = queue_prefix(store.qmgr, queue)
         self._now_ms = store.now_ms
-        s = store.scripts
+        self._consume_leased = store.scripts["consume_leased"]
+        s = {name: _Settled(script, store.behind) for name, script in store.scripts.items()}
         self._claim, self._peek, self._release = s["claim"], s["peek"], s["release"]
         self._advance, self._claim_many, self._lock_many = (
             s["advance"],
@@ -638,6 +702,7 @@ class RedisQueueState:
         self._begin_delete, self._end_delete = s["begin_delete"], s["end_delete"]
         self._marks = store.marks
         self._keys = [self.prefix]
+        self.lease_conflicts = 0
 
     def claim(
         self,
@@ -671,6 +736,7 @@ class RedisQueueState:
             backout=backout,
             gone=[x - 1 for x in rest if x > 0],
             locked=[-x - 1 for x in rest if x < 0],
+            leased=0 in rest,
         )
 
     def consume_many(
@@ -684,6 +750,32 @@ class RedisQueueState:
     ) -> BatchClaim:
         args = [self._now_ms(), owner, lease_ms, stats, *map(encode, cands)]
         return _batch(self._lock_many(keys=self._keys, args=args))
+
+    def consume_leased(
+        self, cands: list[tuple[int, int, int]], owner: str, stats: str = ""
+    ) -> None:
+        # Write-behind: MQGET returns without waiting (writebehind.py says why the
+        # marker still reaches Redis if the process dies right after).
+        args = [self._now_ms(), owner, stats, *map(encode, cands)]
+        self._behind.send(self._consume_leased, self._keys, args, self._leased_reply)
+
+    def _leased_reply(self, res, resent: bool) -> None:
+        if res and int(res[0]) == NO_EPOCH:
+            # The state was lost; its rebuild takes the consumption from the ack log.
+            log.warning("%s: a get lease's consumption found no state (rebuilt)", self.prefix)
+            return
+        # After a lost connection the marker may have run once already: 'consumed' is
+        # then its own first run, not another getter.
+        lost = [int(x) for x in res[1:] if not (resent and int(x) > 0)]
+        if lost:
+            self.lease_conflicts += len(lost)
+            log.error(
+                "%s: %d message(s) handed out under a get lease were no longer held "
+                "(%d so far): delivered to another getter too",
+                self.prefix,
+                len(lost),
+                self.lease_conflicts,
+            )
 
     def peek(self, cands: list[tuple[int, int, int]], owner: str) -> list[ClaimStatus]:
         res = self._peek(keys=self._keys, args=[self._now_ms(), owner, *map(encode, cands)])
@@ -722,7 +814,8 @@ class RedisQueueState:
         now = self._now_ms()
         out = []
         for c, raw in self.r.hgetall(self.prefix + "lock").items():
-            if int(raw.rsplit(b"|", 1)[1]) <= now:
+            # A run-out get lease is simply free (_STATUS): nothing to reconcile.
+            if int(raw.rsplit(b"|", 1)[1]) <= now and not raw.startswith(_LEASE):
                 out.append(Candidate.decode(c.decode()))
         return out
 
@@ -772,6 +865,11 @@ class RedisQueueState:
 
     def has_epoch(self) -> bool:
         return bool(self.r.exists(self.prefix + "epoch"))
+
+    def epoch_mark(self) -> str | None:
+        # Through the client-tracking cache: a FLUSHALL or a rebuild invalidates it.
+        raw = self._marks.get(self.prefix + "epoch")
+        return None if raw is None else raw.decode()
 
     def ack_position(self) -> int:
         return int(self.r.get(self.prefix + "ackpos") or 0)
@@ -869,6 +967,7 @@ class RedisStore:
         )
         self.scripts = {name: self.client.register_script(src) for name, src in _SCRIPTS.items()}
         self.marks = _DefinitionMarks(self.client)
+        self.behind = WriteBehind(self.client)
         self._queues: dict[str, RedisQueueState] = {}
         self._catalog = catalog_key(qmgr)
         self._status = status_key(qmgr)
@@ -959,6 +1058,7 @@ class RedisStore:
 
     def close(self) -> None:
         self.marks.close()
+        self.behind.close()
         self.client.close()
 
 
@@ -1039,6 +1139,7 @@ _SCRIPTS = {
     "advance": _ADVANCE,
     "claim_many": _CLAIM_MANY,
     "lock_many": _LOCK_MANY,
+    "consume_leased": _CONSUME_LEASED,
     "verify": _VERIFY,
     "apply": _APPLY,
     "reclaim": _RECLAIM,

@@ -63,6 +63,8 @@ class Services:
         # Open handles by Hobj: PMO.Context names one (MQPMO_PASS_*_CONTEXT); the pump
         # renews their registrations.
         self.handles: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+        # Get leases holding a run (shim/getlease.py): the pump's tick gives idle ones back.
+        self.leasing: set[Any] = set()
         self.dynamic = DynamicQueues(catalog, store, clock, conn_id)
         # Temporary dynamic queues this connection created and has not yet deleted, by
         # creating handle id: MQDISC deletes them.

@@ -63,6 +63,7 @@ class ClaimStatus(enum.IntEnum):
     LOCKED = 2  # locked by another owner whose lease runs
     MINE = 3  # locked by the asking owner
     STALE = 4  # locked by an owner whose lease ran out: reconcile with the ack log first
+    LEASED = 5  # held by another handle's get lease (getlease.py): about to be got
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,9 @@ class ClaimResult:
     backout: int  # its BackoutCount in the state (units of work backed out since its put)
     gone: list[int]  # indexes of candidates consumed by someone else
     locked: list[int]  # indexes whose lock outlived its owner (all-or-nothing: any lock)
+    # The claim stopped at a candidate another handle's get lease holds (getlease.py):
+    # it is only about to be got, so the getter waits for it rather than overtake it.
+    leased: bool = False
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,9 @@ class QueueDeletedError(RuntimeError):
 # The definition mark a deleted queue leaves behind: handles still open on it learn from
 # it that their queue is gone (MQRC_Q_DELETED), opens racing the delete are refused.
 DELETED = "deleted"
+# Lock owners of get leases (shim/getlease.py) start with this: such a lock, run out, is
+# free at once (its holder consumed in the state itself what it handed out).
+LEASE_PREFIX = "~"
 
 # Lock owners that are units of work (uow.py names them so): their locks are uncommitted
 # gets, where a handle's own locks (browse locks) are not.
@@ -178,6 +185,15 @@ class QueueState(Protocol):
         self, cands: list[tuple[int, int, int]], owner: str, lease_ms: int, stats: str = NO_STATS
     ) -> BatchClaim:
         """Lock every free candidate for `owner` (syncpoint read-ahead)."""
+        ...
+
+    def consume_leased(
+        self, cands: list[tuple[int, int, int]], owner: str, stats: str = NO_STATS
+    ) -> None:
+        """Consume candidates a get lease handed out: each that is `owner`'s or free.
+        May be applied after it returns (write-behind), but before any later call of
+        this process on the state; one no longer held is counted in
+        `lease_conflicts` and logged."""
         ...
 
     def peek(self, cands: list[tuple[int, int, int]], owner: str) -> list[ClaimStatus]: ...
@@ -255,6 +271,11 @@ class QueueState(Protocol):
     def depth(self) -> int: ...
 
     def has_epoch(self) -> bool: ...
+
+    def epoch_mark(self) -> str | None:
+        """The state's epoch (None: lost), cheap enough for every get: a change means
+        the state was lost and rebuilt, with every lock in it."""
+        ...
 
     def ack_position(self) -> int:
         """The ack-log offset up to which consumption has been applied."""

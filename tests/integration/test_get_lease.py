@@ -1,0 +1,147 @@
+"""Get leases on the real stack: competing getter processes draining persistent
+messages with each delivered exactly once and each getter's share in queue order, and
+getters SIGKILLed right after MQGET returned whose messages are never delivered again
+(the consumption marker is in Redis even though MQGET did not wait for it)."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import adapter.pymqi as pymqi
+
+pytestmark = pytest.mark.integration
+C = pymqi.CMQC
+
+
+def _fill(qmgr, queue: str, n: int) -> list[bytes]:
+    q = pymqi.Queue(qmgr, queue, C.MQOO_OUTPUT)
+    sent = [f"m{i:06d}".encode() + b"." * 1000 for i in range(n)]
+    pmo = pymqi.PMO(Options=C.MQPMO_ASYNC_RESPONSE)
+    for body in sent:
+        q.put(body, pymqi.MD(Persistence=C.MQPER_PERSISTENT), pmo)
+    q.close()
+    qmgr.get_handle().barrier()
+    return sent
+
+
+def _getter(qmgr_name: str, queue: str, out) -> None:
+    qm = pymqi.connect(qmgr_name)
+    q = pymqi.Queue(qm, queue, C.MQOO_INPUT_SHARED)
+    got = []
+    gmo = pymqi.GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=2000)
+    while True:
+        try:
+            got.append(q.get(None, pymqi.MD(), gmo)[:7])
+        except pymqi.MQMIError as err:
+            if err.reason != C.MQRC_NO_MSG_AVAILABLE:
+                raise
+            break
+    q.close()
+    qm.disconnect()
+    out.put(got)
+
+
+def _drain_in_processes(qmgr_name: str, queue: str, processes: int) -> list[list[bytes]]:
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    getters = [ctx.Process(target=_getter, args=(qmgr_name, queue, out)) for _ in range(processes)]
+    for p in getters:
+        p.start()
+    shares = [out.get(timeout=600) for _ in getters]
+    for p in getters:
+        p.join(30)
+        assert p.exitcode == 0
+    return shares
+
+
+def _check_shares(shares: list[list[bytes]], sent: list[bytes]) -> None:
+    every = [m for share in shares for m in share]
+    assert len(every) == len(sent), f"{len(every)} delivered of {len(sent)}"
+    assert sorted(every) == [s[:7] for s in sent]  # none lost, none twice
+    for share in shares:
+        assert share == sorted(share), "a getter's messages out of queue order"
+    assert all(share for share in shares), "a getter got nothing: no competition tested"
+
+
+def test_four_getter_processes_get_each_persistent_message_once(qmgr, qmgr_name) -> None:
+    n = 20_000
+    qmgr.define_queue("Q.LEASE.FOUR", max_depth=n)
+    sent = _fill(qmgr, "Q.LEASE.FOUR", n)
+    shares = _drain_in_processes(qmgr_name, "Q.LEASE.FOUR", 4)
+    print(f"4 getters: {[len(s) for s in shares]} of {n}")
+    _check_shares(shares, sent)
+    assert qmgr.queue_status("Q.LEASE.FOUR")["current_depth"] == 0
+
+
+@pytest.mark.slow
+def test_four_getter_processes_drain_100000(qmgr, qmgr_name) -> None:
+    """The issue's form: 100,000 messages, 4 competing getter processes."""
+    n = 100_000
+    qmgr.define_queue("Q.LEASE.BIG", max_depth=n)
+    sent = _fill(qmgr, "Q.LEASE.BIG", n)
+    shares = _drain_in_processes(qmgr_name, "Q.LEASE.BIG", 4)
+    print(f"4 getters: {[len(s) for s in shares]} of {n}")
+    _check_shares(shares, sent)
+
+
+_KILLED_GETTER = textwrap.dedent(
+    """
+    import os, signal, sys
+    import adapter.pymqi as pymqi
+    C = pymqi.CMQC
+    qm = pymqi.connect(sys.argv[1])
+    q = pymqi.Queue(qm, sys.argv[2], C.MQOO_INPUT_SHARED)
+    gmo = pymqi.GMO(Options=C.MQGMO_NO_SYNCPOINT)
+    for _ in range(int(sys.argv[3])):
+        body = q.get(None, pymqi.MD(), gmo)
+        sys.stdout.write(body[:7].decode() + "\\n")
+        sys.stdout.flush()
+    # Dies the moment its last MQGET returned: no MQCLOSE, no MQDISC, no flush.
+    os.kill(os.getpid(), signal.SIGKILL)
+    """
+)
+
+
+def test_a_getter_killed_after_mqget_returned_never_gets_it_again(qmgr, qmgr_name) -> None:
+    n, rounds = 600, 12
+    qmgr.define_queue("Q.LEASE.KILL", max_depth=n)
+    sent = _fill(qmgr, "Q.LEASE.KILL", n)
+    rng = random.Random(7)
+    delivered: list[bytes] = []
+    env = dict(os.environ)
+    for _ in range(rounds):
+        count = rng.randint(3, 40)
+        proc = subprocess.run(
+            [sys.executable, "-c", _KILLED_GETTER, qmgr_name, "Q.LEASE.KILL", str(count)],
+            capture_output=True,
+            timeout=120,
+            env=env,
+        )
+        assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()[-2000:]
+        got = proc.stdout.decode().split()
+        assert len(got) == count
+        delivered.extend(g.encode() for g in got)
+    # What the killed getters leased and never handed out comes back when their leases
+    # run out; what they handed out never does.
+    q = pymqi.Queue(qmgr, "Q.LEASE.KILL", C.MQOO_INPUT_SHARED)
+    gmo = pymqi.GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=5000)
+    rest = []
+    while True:
+        try:
+            rest.append(q.get(None, pymqi.MD(), gmo)[:7])
+        except pymqi.MQMIError as err:
+            assert err.reason == C.MQRC_NO_MSG_AVAILABLE
+            break
+    print(f"{rounds} getters killed after {len(delivered)} gets; {len(rest)} got after")
+    every = delivered + rest
+    assert len(every) == n, f"{len(every)} delivered of {n}"
+    assert sorted(every) == [s[:7] for s in sent]
+    assert qmgr.queue_status("Q.LEASE.KILL")["current_depth"] == 0

@@ -1,0 +1,208 @@
+"""Get leases (adapter/shim/getlease.py) on the in-memory backends: a burst of gets
+outside syncpoint locks a run ahead and consumes write-behind, and still every message
+goes to exactly one getter, nothing is hidden from another getter for longer than the
+holder takes to get it, and a dead holder's run comes back by itself."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import adapter.pymqi as pymqi
+from adapter import config
+from adapter.core import cmqc as C
+from tests.unit.conftest import World
+
+ALL = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_BROWSE | C.MQOO_INQUIRE
+NO_SP = C.MQGMO_NO_SYNCPOINT
+_QUEUES = itertools.count()
+
+
+def _put_all(q, n: int, persistence: int = C.MQPER_PERSISTENT) -> None:
+    for i in range(n):
+        q.put(f"m{i:03d}".encode(), pymqi.MD(Persistence=persistence))
+
+
+def _get(q, options: int = NO_SP) -> bytes:
+    return q.get(None, pymqi.MD(), pymqi.GMO(Options=options))
+
+
+def _leased(world: World, qmgr_name: str, queue: str) -> list[tuple]:
+    """The queue's locks held by get leases (owner '~...')."""
+    data = world.server.data(qmgr_name, queue)
+    return sorted(c for c, (owner, _) in data.lock.items() if owner.startswith("~"))
+
+
+def test_a_burst_leases_a_run_and_consumes_what_it_hands_out(world, qmgr, qmgr_name) -> None:
+    qmgr.define_queue("Q.LEASE.RUN")
+    q = pymqi.Queue(qmgr, "Q.LEASE.RUN", ALL)
+    _put_all(q, 20)
+    assert [_get(q) for _ in range(4)] == [b"m000", b"m001", b"m002", b"m003"]
+    # The first get claimed alone, the next ones in runs (of 2, then 4): some are
+    # locked ahead now.
+    assert _leased(world, qmgr_name, "Q.LEASE.RUN")
+    # What was handed out is consumed in the state (CURDEPTH counts it).
+    assert qmgr.queue_status("Q.LEASE.RUN")["current_depth"] == 16
+    got = [_get(q) for _ in range(16)]
+    assert got == [f"m{i:03d}".encode() for i in range(4, 20)]
+    assert not _leased(world, qmgr_name, "Q.LEASE.RUN")
+    assert qmgr.queue_status("Q.LEASE.RUN")["current_depth"] == 0
+
+
+def test_another_getter_is_not_told_2033_while_a_lease_holds_messages(
+    world, qmgr, other, qmgr_name
+) -> None:
+    """MQ would offer those messages: the second getter waits until the holder (idle)
+    gives its run back, and gets them, in order."""
+    qmgr.define_queue("Q.LEASE.SHARE")
+    mine = pymqi.Queue(qmgr, "Q.LEASE.SHARE", ALL)
+    _put_all(mine, 10)
+    assert [_get(mine) for _ in range(4)] == [b"m000", b"m001", b"m002", b"m003"]
+    assert _leased(world, qmgr_name, "Q.LEASE.SHARE")  # the holder now stops getting
+    theirs = pymqi.Queue(other, "Q.LEASE.SHARE", ALL)
+    assert [_get(theirs) for _ in range(6)] == [f"m{i:03d}".encode() for i in range(4, 10)]
+    with pytest.raises(pymqi.MQMIError) as exc:
+        _get(theirs)
+    assert exc.value.reason == C.MQRC_NO_MSG_AVAILABLE
+
+
+def test_a_handle_of_the_same_connection_gets_a_held_run_at_once(world, qmgr) -> None:
+    qmgr.define_queue("Q.LEASE.SAME")
+    first = pymqi.Queue(qmgr, "Q.LEASE.SAME", ALL)
+    _put_all(first, 7)
+    assert [_get(first) for _ in range(4)] == [b"m000", b"m001", b"m002", b"m003"]
+    second = pymqi.Queue(qmgr, "Q.LEASE.SAME", ALL)
+    before = world.clock.monotonic()
+    assert [_get(second) for _ in range(3)] == [b"m004", b"m005", b"m006"]
+    assert world.clock.monotonic() - before < config.GET_LEASE_MS / 1000
+
+
+def test_mqclose_gives_the_run_back(world, qmgr, other, qmgr_name) -> None:
+    qmgr.define_queue("Q.LEASE.CLOSE")
+    q = pymqi.Queue(qmgr, "Q.LEASE.CLOSE", ALL)
+    _put_all(q, 10)
+    assert [_get(q) for _ in range(4)] == [b"m000", b"m001", b"m002", b"m003"]
+    q.close()
+    assert not _leased(world, qmgr_name, "Q.LEASE.CLOSE")
+    theirs = pymqi.Queue(other, "Q.LEASE.CLOSE", ALL)
+    md = pymqi.MD()
+    assert theirs.get(None, md, pymqi.GMO(Options=NO_SP)) == b"m004"
+    assert md.BackoutCount == 0  # a lease given back is no backout
+
+
+def test_a_dead_holders_run_is_free_when_its_lease_runs_out(world, qmgr_name) -> None:
+    """No reconcile, no backout count: a lease consumes in the state what it hands out,
+    so what is still locked when it runs out was never delivered."""
+    dead = pymqi.connect(qmgr_name)
+    dead.define_queue("Q.LEASE.DEAD")
+    q = pymqi.Queue(dead, "Q.LEASE.DEAD", ALL)
+    _put_all(q, 10)
+    assert [_get(q) for _ in range(4)] == [b"m000", b"m001", b"m002", b"m003"]
+    dead.get_handle().pump.stop()  # it gives nothing back any more
+    held = _leased(world, qmgr_name, "Q.LEASE.DEAD")
+    assert held
+    world.clock.advance(config.GET_LEASE_MS / 1000 + 0.1)
+    alive = pymqi.connect(qmgr_name)
+    theirs = pymqi.Queue(alive, "Q.LEASE.DEAD", ALL)
+    got = []
+    for _ in range(6):
+        md = pymqi.MD()
+        got.append((theirs.get(None, md, pymqi.GMO(Options=NO_SP)), md.BackoutCount))
+    assert got == [(f"m{i:03d}".encode(), 0) for i in range(4, 10)]
+    alive.disconnect()
+
+
+def test_a_higher_priority_message_overtakes_the_leased_run(world, qmgr) -> None:
+    qmgr.define_queue("Q.LEASE.PRIO")
+    q = pymqi.Queue(qmgr, "Q.LEASE.PRIO", ALL)
+    _put_all(q, 10)
+    assert [_get(q) for _ in range(4)] == [b"m000", b"m001", b"m002", b"m003"]
+    q.put(b"urgent", pymqi.MD(Priority=9, Persistence=C.MQPER_PERSISTENT))
+    world.clock.advance(config.STALE_VIEW_S)  # a get trusts a view this fresh
+    assert _get(q) == b"urgent"
+    assert [_get(q) for _ in range(6)] == [f"m{i:03d}".encode() for i in range(4, 10)]
+
+
+def test_a_lost_state_drops_the_run_and_delivers_nothing_twice(world, qmgr, other) -> None:
+    qmgr.define_queue("Q.LEASE.LOST")
+    q = pymqi.Queue(qmgr, "Q.LEASE.LOST", ALL)
+    _put_all(q, 10)
+    first = [_get(q) for _ in range(4)]
+    qmgr.get_handle().barrier()
+    world.server.flushall()  # the run's locks are gone with the state
+    theirs = pymqi.Queue(other, "Q.LEASE.LOST", ALL)
+    second = [_get(theirs) for _ in range(2)]
+    rest = []
+    for handle in (q, theirs):
+        while True:
+            try:
+                rest.append(_get(handle))
+            except pymqi.MQMIError as e:
+                assert e.reason == C.MQRC_NO_MSG_AVAILABLE
+                break
+    got = first + second + rest
+    assert sorted(got) == [f"m{i:03d}".encode() for i in range(10)]
+
+
+def test_syncpoint_and_browse_gets_see_a_released_run(world, qmgr) -> None:
+    qmgr.define_queue("Q.LEASE.MIX")
+    q = pymqi.Queue(qmgr, "Q.LEASE.MIX", ALL)
+    _put_all(q, 10)
+    assert [_get(q) for _ in range(4)] == [b"m000", b"m001", b"m002", b"m003"]
+    assert _get(q, C.MQGMO_SYNCPOINT) == b"m004"  # the run is given back first
+    browse = q.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_BROWSE_FIRST))
+    assert browse == b"m005"
+    qmgr.backout()
+    assert [_get(q) for _ in range(6)] == [f"m{i:03d}".encode() for i in range(4, 10)]
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    script=st.lists(
+        st.tuples(st.integers(0, 2), st.sampled_from(["get", "get", "get", "idle", "close"])),
+        min_size=5,
+        max_size=60,
+    ),
+    n=st.integers(1, 30),
+)
+def test_interleaved_getters_get_each_message_exactly_once(world, qmgr_name, script, n) -> None:
+    """Three getters on two connections, in any interleaving of gets, idle spells and
+    reopens: every message once, each getter's share in queue order."""
+    queue = f"Q.LEASE.PROP{next(_QUEUES)}"
+    conns = [pymqi.connect(qmgr_name), pymqi.connect(qmgr_name)]
+    try:
+        conns[0].define_queue(queue)
+        putter = pymqi.Queue(conns[0], queue, C.MQOO_OUTPUT)
+        _put_all(putter, n)
+        handles = [pymqi.Queue(conns[i % 2], queue, ALL) for i in range(3)]
+        got: list[list[bytes]] = [[], [], []]
+        for who, what in script:
+            if what == "get":
+                try:
+                    got[who].append(_get(handles[who]))
+                except pymqi.MQMIError as e:
+                    assert e.reason == C.MQRC_NO_MSG_AVAILABLE
+            elif what == "idle":
+                world.clock.advance(config.GET_LEASE_IDLE_MS / 1000 * 2)
+            else:
+                handles[who].close()
+                handles[who] = pymqi.Queue(conns[who % 2], queue, ALL)
+        for who in range(3):  # then everyone drains what is left
+            while True:
+                try:
+                    got[who].append(_get(handles[who]))
+                except pymqi.MQMIError as e:
+                    assert e.reason == C.MQRC_NO_MSG_AVAILABLE
+                    break
+        every = [m for share in got for m in share]
+        assert sorted(every) == [f"m{i:03d}".encode() for i in range(n)]
+        for share in got:
+            assert share == sorted(share)
+    finally:
+        for c in conns:
+            c.disconnect()
