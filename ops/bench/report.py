@@ -153,8 +153,11 @@ def markdown(rows: list[Row], info: RunInfo, pngs: list[Path]) -> str:
         "+ `flush()` per record.",
         "- (2) Destructive MQGET in physical order from a new handle vs a new consumer "
         "reading the same number of records of the same size; both timed from the first "
-        "message delivered. Persistent = one Redis claim (Lua) per get; non-persistent on a "
-        "DEFREADA(YES) queue = batched claims.",
+        "message delivered. Persistent = get leases (a run locked in one Redis call, each "
+        "get's consumption sent write-behind); non-persistent on a DEFREADA(YES) queue = "
+        "batched claims. The persistent case is paired again with a share-group consumer "
+        "(KIP-932, confluent-kafka's preview `ShareConsumer`, one `acknowledge` per record, "
+        "`commit_async` per poll): Kafka's own competing-consumer semantics.",
         "- (3) Groups of 10 put with `MQPMO_LOGICAL_ORDER` (`MQMF_MSG_IN_GROUP` / "
         "`MQMF_LAST_MSG_IN_GROUP`), persistent, read with `MQGMO_LOGICAL_ORDER` vs physical "
         "order on the same data (the raw column is the physical MQGET here). Segmented: "
@@ -178,6 +181,11 @@ def markdown(rows: list[Row], info: RunInfo, pngs: list[Path]) -> str:
         "same topic settings and counts; the ratio column is Python raw / Java. Short runs "
         "count the JVM's start-up and JIT warm-up, and the tools share two cores with the "
         "broker (itself a JVM), so here they need not be the faster client.",
+        "- (9) One putter process and one getter process on one queue: persistent 1 KiB, "
+        "sync MQPUTs, destructive MQGETs outside syncpoint; pairs/s from the first put to "
+        "the last get, vs a producer process awaiting each delivery and a consumer process. "
+        "The target is IBM MQ's persistent round trips per core (about 5,300/s in its MQ "
+        "9.3 performance report) times this machine's 2 cores.",
         "- (costs) Microseconds per call, measured in the same run: an MQPUT beside a "
         "produce(); the parts every MQ call pays (building MD + PMO, the envelope encode and "
         "decode); a Redis Lua call via redis-py beside a bare loopback PING.",

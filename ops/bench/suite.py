@@ -18,6 +18,7 @@ from ops.bench import (
     latency,
     logical,
     machine,
+    pairs,
     props,
     puts,
     spark,
@@ -40,6 +41,7 @@ SECTIONS: dict[str, tuple[str, Callable[..., list[Row]]]] = {
     "spark": ("6 spark", spark.run),
     "java": ("7 ceiling", javatools.run),
     "props": ("8 properties", props.run),
+    "pairs": ("9 pairs", pairs.run),
     "costs": (costs.SECTION, costs.run),  # per-call floors behind the missed 1 KiB ratios
 }
 

@@ -56,23 +56,24 @@ def _one(r: Row, rows, shape, enc, dec, lua, ping) -> str:
     if r.section == "1 put":
         return (
             f"{mq_us:,.0f} us per sync MQPUT against {raw_us:,.0f} us per produce()+flush(). "
-            "Both sides wait for the broker's acks=all round trip. After that, MQPUT counts "
-            f"the message in Redis (one call, {lua or float('nan'):,.0f} us) so that "
-            "CURDEPTH/MAXDEPTH are exact when MQPUT returns, then pays the Python call "
-            "cost above. Wall: one extra Redis round trip plus per-call Python on each put. "
-            "Async-response puts (MQPMO_ASYNC_RESPONSE, DEFPRESP(ASYNC)) batch these "
-            "costs away."
+            "Both sides wait for the broker's acks=all round trip. MQPUT then sends the "
+            "depth update to Redis write-behind (no wait: every later state call of the "
+            "process reads after it, so its own MAXDEPTH checks and MQINQ are exact) and "
+            "pays the Python call cost above (MQMD rules, the envelope, the definition "
+            "checks). Wall: per-call Python on each put."
         )
     if r.section == "2 get" and "read-ahead" not in r.pair:
         bound = 1e6 / lua if lua else float("nan")
         return (
-            f"{mq_us:,.0f} us per MQGET against {raw_us:,.1f} us per consumed record. Each "
-            "destructive get claims its message in one Redis Lua call, so that exactly one "
-            "getter in any process takes it (a raw consumer coordinates with nobody). That "
-            f"call alone costs {lua or float('nan'):,.0f} us (the bare loopback round trip "
-            f"is {ping or float('nan'):,.0f} us), which caps gets at {bound:,.0f}/s, a ratio "
-            f"of {bound / r.raw:.2g}, before any Python work. Wall: one round trip per "
-            "message. Read-ahead (DEFREADA, non-persistent) batches the claims."
+            f"{mq_us:,.0f} us per MQGET against {raw_us:,.1f} us per consumed record. "
+            "Gets in a burst lock a run of messages in one Redis call (a get lease) and "
+            "send each one's consumption write-behind, so that exactly one getter in any "
+            "process takes it and a getter killed after MQGET returned never sees it again "
+            "(a raw consumer coordinates with nobody). One unwaited script call per get "
+            f"remains (a waited one costs {lua or float('nan'):,.0f} us; the bare round trip "
+            f"is {ping or float('nan'):,.0f} us; one per get would cap gets at "
+            f"{bound:,.0f}/s), plus the MQMD, the envelope decode and the selection in "
+            "Python. Wall: per-call Python and one socket write per get."
         )
     if r.section == "2 get":
         need = 2 * raw_us
