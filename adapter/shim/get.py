@@ -303,10 +303,21 @@ class Getter:
                         held.item, [held.item], req, None, removed=True, env=held.env, in_uow=True
                     )
             if leased:
-                got = self.lease.take(batch, req, max_length, self._stats(), reader.forget)
+                got = self.lease.take(
+                    batch,
+                    req,
+                    max_length,
+                    self._stats(),
+                    reader.forget,
+                    lambda: self._claimer(req, batch[0])[0],
+                )
                 if got is not None:
+                    item, backout = got
+                    in_uow = gr.get_in_uow(req, item)
+                    if in_uow and self._requeue_poison(item, backout):
+                        return RETRY
                     return self._deliver(
-                        got[0], [got[0]], req, max_length, removed=True, backout=got[1]
+                        item, [item], req, max_length, removed=True, in_uow=in_uow, backout=backout
                     )
             return self._remove(batch, req, max_length)
         except NoEpochError:

@@ -4,8 +4,11 @@ One claim locks a run of the handle's next candidates for a short lease (owner
 `~<handle>`, store.LEASE_PREFIX). MQGET then hands out the run's messages one by one
 from memory, each only when it is the first candidate of the handle's selection (so a
 higher-priority message that arrived meanwhile still comes first), and sends its
-consumption marker write-behind (store.consume_leased; writebehind.py says why a marker
-sent before MQGET returns is applied even if the process dies at once). Hence:
+consumption marker write-behind (store.settle_leased; writebehind.py says why a marker
+sent before MQGET returns is applied even if the process dies at once). A get in a unit
+of work is served the same way: its marker hands the message's lock over to the unit of
+work instead (which commits its consumption or backs it out as for any syncpoint get).
+Hence:
 
 * each message still goes to exactly one getter: the others see the run locked;
 * a getter killed after MQGET returned never gets the message again: its marker is in
@@ -44,7 +47,6 @@ _NOT_SERVED = (
     | C.MQGMO_BROWSE_NEXT
     | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
     | C.MQGMO_MSG_UNDER_CURSOR
-    | C.MQGMO_SYNCPOINT
     | C.MQGMO_COMPLETE_MSG
     | C.MQGMO_ALL_MSGS_AVAILABLE
     | C.MQGMO_ALL_SEGMENTS_AVAILABLE
@@ -90,25 +92,29 @@ class GetLease:
         max_length: int | None,
         stats: str,
         forget: Callable[[Key], None],
+        uow_owner: Callable[[], str],
     ) -> tuple[Item, int] | None:
-        """The message this get returns, consumed (write-behind), and its added
-        BackoutCount; None: the caller claims the usual way. `batch`: the handle's
-        next candidates in order; `forget` drops one found consumed by another."""
+        """The message this get returns and its added BackoutCount: consumed, or for a
+        get in a unit of work locked for it (`uow_owner()`, which begins it), either
+        write-behind; None: the caller claims the usual way. `batch`: the handle's next
+        candidates in order; `forget` drops one found consumed by another."""
         with self._lock:
-            return self._take(batch, req, max_length, stats, forget)
+            return self._take(batch, req, max_length, stats, forget, uow_owner)
 
-    def _take(self, batch, req, max_length, stats, forget) -> tuple[Item, int] | None:
+    def _take(self, batch, req, max_length, stats, forget, uow_owner):
         now = self.clock.monotonic()
         busy, self._last = now - self._last < config.GET_LEASE_IDLE_MS / 1000, now
-        if not busy or not batch or not self._fits(batch[0], req, max_length):
+        in_uow = bool(batch) and gr.get_in_uow(req, batch[0])
+        if not busy or not batch or not self._fits(batch[0], req, max_length, in_uow):
             # The first get of a burst claims as usual: a lone get leases nothing that
             # another getter could then miss.
             self._release()
             return None
-        got = self._hand_out(batch[0], stats)
+        to_owner = uow_owner() if in_uow else ""
+        got = self._hand_out(batch[0], stats, to_owner)
         if got is not None:
             return batch[0], got
-        run = [i for i in batch[: self._next_size()] if self._fits(i, req, max_length)]
+        run = [i for i in batch[: self._next_size()] if self._fits(i, req, max_length, in_uow)]
         claim = self.state.lock_many([i.key for i in run], self.owner, config.GET_LEASE_MS)
         until = self.clock.monotonic() + config.GET_LEASE_MS / 2000
         self._epoch = self.state.epoch_mark()
@@ -119,15 +125,16 @@ class GetLease:
         for i in claim.gone:
             forget(run[i].key)
         for item in run:  # the first one this handle now holds, in the selection's order
-            got = self._hand_out(item, stats)
+            got = self._hand_out(item, stats, to_owner)
             if got is not None:
                 return item, got
         return None
 
-    def _fits(self, item: Item, req: gr.GetRequest, max_length: int | None) -> bool:
-        # A message got in a unit of work (SYNCPOINT_IF_PERSISTENT) or one that would be
-        # left on the queue as too long (2080 without ACCEPT_TRUNCATED_MSG) is not ours.
-        if gr.get_in_uow(req, item):
+    def _fits(self, item: Item, req: gr.GetRequest, max_length: int | None, in_uow: bool) -> bool:
+        # One run is got one way (SYNCPOINT_IF_PERSISTENT decides per message), and one
+        # that would be left on the queue as too long (2080 without
+        # ACCEPT_TRUNCATED_MSG) is not ours.
+        if gr.get_in_uow(req, item) != in_uow:
             return False
         return (
             max_length is None
@@ -144,7 +151,7 @@ class GetLease:
         self._handed = 0
         return self._size
 
-    def _hand_out(self, item: Item, stats: str) -> int | None:
+    def _hand_out(self, item: Item, stats: str, to_owner: str) -> int | None:
         held = self._held.pop(item.key, None)
         if held is None:
             return None
@@ -154,7 +161,8 @@ class GetLease:
         if self.state.epoch_mark() != self._epoch:
             self._held.clear()  # the state was lost, and the run's locks with it
             return None
-        self.state.consume_leased([item.key], self.owner, stats)
+        lease_ms = config.LEASE_MS if to_owner else 0
+        self.state.settle_leased([item.key], self.owner, stats, to_owner, lease_ms)
         self._handed += 1
         return backout
 

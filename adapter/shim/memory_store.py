@@ -286,8 +286,13 @@ class MemoryQueueState:
             self._taken_stats(d, stats, len(taken), now)
             return BatchClaim(taken, backouts, gone)
 
-    def consume_leased(
-        self, cands: list[tuple[int, int, int]], owner: str, stats: str = NO_STATS
+    def settle_leased(
+        self,
+        cands: list[tuple[int, int, int]],
+        owner: str,
+        stats: str = NO_STATS,
+        to_owner: str = "",
+        lease_ms: int = 0,
     ) -> None:
         cs = [_parse(c) for c in cands]
         with self._store._call():
@@ -297,12 +302,15 @@ class MemoryQueueState:
             now = self._now_ms()
             n = 0
             for c in cs:
-                if self._status(d, c, owner, now) in (ClaimStatus.FREE, ClaimStatus.MINE):
-                    self._consume(d, c)
-                    n += 1
-                else:
+                if self._status(d, c, owner, now) not in (ClaimStatus.FREE, ClaimStatus.MINE):
                     self.lease_conflicts += 1
-            d.depth -= n
+                    continue
+                if to_owner:
+                    d.lock[c] = (to_owner, now + lease_ms)
+                else:
+                    self._consume(d, c)
+                    d.depth -= 1
+                n += 1
             self._taken_stats(d, stats, n, now)
 
     def peek(self, cands: list[tuple[int, int, int]], owner: str) -> list[ClaimStatus]:

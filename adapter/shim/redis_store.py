@@ -204,30 +204,37 @@ return {taken, backouts, gone}
 """
 )
 
-# A get lease's hand-out (shim/getlease.py), sent write-behind: consume each candidate
-# that is the owner's or free (a lost state rebuilt meanwhile), stats counted here.
-# ARGV: now_ms, owner, stats flags, cands... Returns {taken, codes...} or {-2}: code i,
-# candidate i was consumed by someone else; -i, locked by another live owner.
-_CONSUME_LEASED = (
+# A get lease's hand-out (shim/getlease.py), sent write-behind: each candidate that is
+# the owner's or free (a lost state rebuilt meanwhile) is consumed, or, for a get in a
+# unit of work, locked for that unit of work; stats counted here.
+# ARGV: now_ms, owner, stats flags, to_owner ('' = consume), lease_ms, cands...
+# Returns {taken, codes...} or {-2}: code i, candidate i was consumed by someone else;
+# -i, locked by another live owner.
+_SETTLE_LEASED = (
     _STATUS
     + _STATS_TAKEN
     + """
 if redis.call('EXISTS', p .. 'epoch') == 0 then return {-2} end
-local now, owner = tonumber(ARGV[1]), ARGV[2]
+local now, owner, to = tonumber(ARGV[1]), ARGV[2], ARGV[4]
+local until_ms = now + tonumber(ARGV[5])
 local res, n = {0}, 0
-for i = 4, #ARGV do
+for i = 6, #ARGV do
   local s, ln, off = status(ARGV[i], owner, now)
   if s == 0 or s == 3 then
-    redis.call('ZADD', p .. 'done:' .. ln, off, off)
-    redis.call('HDEL', p .. 'lock', ARGV[i])
+    if to == '' then
+      redis.call('ZADD', p .. 'done:' .. ln, off, off)
+      redis.call('HDEL', p .. 'lock', ARGV[i])
+    else
+      redis.call('HSET', p .. 'lock', ARGV[i], to .. '|' .. until_ms)
+    end
     n = n + 1
   elseif s == 1 then
-    table.insert(res, i - 3)
+    table.insert(res, i - 5)
   else
-    table.insert(res, -(i - 3))
+    table.insert(res, -(i - 5))
   end
 end
-if n > 0 then redis.call('DECRBY', p .. 'depth', n) end
+if n > 0 and to == '' then redis.call('DECRBY', p .. 'depth', n) end
 taken_stats(p, ARGV[3], n, now)
 res[1] = n
 return res
@@ -663,6 +670,10 @@ class _DefinitionMarks:
             self._drop()
 
 
+def _ignore_reply(reply, resent: bool) -> None:
+    """A depth update's reply carries nothing (its errors are WriteBehind's)."""
+
+
 class _Settled:
     """A client or script whose every call first settles the write-behind connection,
     so a state call never overtakes a consumption marker this process sent before it."""
@@ -687,7 +698,8 @@ class RedisQueueState:
         self.r = _Settled(store.client, store.behind)
         self.prefix = queue_prefix(store.qmgr, queue)
         self._now_ms = store.now_ms
-        self._consume_leased = store.scripts["consume_leased"]
+        self._settle_leased = store.scripts["settle_leased"]
+        self._add_depth_raw = store.scripts["add_depth"]
         s = {name: _Settled(script, store.behind) for name, script in store.scripts.items()}
         self._claim, self._peek, self._release = s["claim"], s["peek"], s["release"]
         self._advance, self._claim_many, self._lock_many = (
@@ -751,13 +763,18 @@ class RedisQueueState:
         args = [self._now_ms(), owner, lease_ms, stats, *map(encode, cands)]
         return _batch(self._lock_many(keys=self._keys, args=args))
 
-    def consume_leased(
-        self, cands: list[tuple[int, int, int]], owner: str, stats: str = ""
+    def settle_leased(
+        self,
+        cands: list[tuple[int, int, int]],
+        owner: str,
+        stats: str = "",
+        to_owner: str = "",
+        lease_ms: int = 0,
     ) -> None:
         # Write-behind: MQGET returns without waiting (writebehind.py says why the
         # marker still reaches Redis if the process dies right after).
-        args = [self._now_ms(), owner, stats, *map(encode, cands)]
-        self._behind.send(self._consume_leased, self._keys, args, self._leased_reply)
+        args = [self._now_ms(), owner, stats, to_owner, lease_ms, *map(encode, cands)]
+        self._behind.send(self._settle_leased, self._keys, args, self._leased_reply)
 
     def _leased_reply(self, res, resent: bool) -> None:
         if res and int(res[0]) == NO_EPOCH:
@@ -838,9 +855,12 @@ class RedisQueueState:
         qtime_sum_ms: int = 0,
         qtime_n: int = 0,
     ) -> None:
-        # One script, one round trip: the same cost as the INCRBY it replaced.
+        # Write-behind (writebehind.py): a sync MQPUT waits for the broker's ack, not
+        # for this. Every later state call of this process settles it first, so its own
+        # MAXDEPTH checks and MQINQ see it; other processes see it a round trip later,
+        # as they would have anyway.
         args = [delta, enqueued, put_ms, qtime_sum_ms, qtime_n, *QTIME_WEIGHTS]
-        self._add_depth(keys=self._keys, args=args)
+        self._behind.send(self._add_depth_raw, self._keys, args, _ignore_reply)
 
     def stats(self) -> QueueStats:
         raw = self.r.hgetall(self.prefix + "stats")
@@ -1139,7 +1159,7 @@ _SCRIPTS = {
     "advance": _ADVANCE,
     "claim_many": _CLAIM_MANY,
     "lock_many": _LOCK_MANY,
-    "consume_leased": _CONSUME_LEASED,
+    "settle_leased": _SETTLE_LEASED,
     "verify": _VERIFY,
     "apply": _APPLY,
     "reclaim": _RECLAIM,

@@ -187,13 +187,18 @@ class QueueState(Protocol):
         """Lock every free candidate for `owner` (syncpoint read-ahead)."""
         ...
 
-    def consume_leased(
-        self, cands: list[tuple[int, int, int]], owner: str, stats: str = NO_STATS
+    def settle_leased(
+        self,
+        cands: list[tuple[int, int, int]],
+        owner: str,
+        stats: str = NO_STATS,
+        to_owner: str = "",
+        lease_ms: int = 0,
     ) -> None:
-        """Consume candidates a get lease handed out: each that is `owner`'s or free.
-        May be applied after it returns (write-behind), but before any later call of
-        this process on the state; one no longer held is counted in
-        `lease_conflicts` and logged."""
+        """Candidates a get lease handed out, each that is `owner`'s or free: consumed,
+        or given to the unit of work `to_owner` (a lock for `lease_ms`). May be applied
+        after it returns (write-behind), but before any later call of this process on
+        the state; one no longer held is counted in `lease_conflicts` and logged."""
         ...
 
     def peek(self, cands: list[tuple[int, int, int]], owner: str) -> list[ClaimStatus]: ...

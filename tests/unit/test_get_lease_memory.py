@@ -206,3 +206,25 @@ def test_interleaved_getters_get_each_message_exactly_once(world, qmgr_name, scr
     finally:
         for c in conns:
             c.disconnect()
+
+
+def test_syncpoint_gets_in_a_burst_hand_their_leases_to_the_unit_of_work(
+    world, qmgr, qmgr_name
+) -> None:
+    qmgr.define_queue("Q.LEASE.UOW")
+    q = pymqi.Queue(qmgr, "Q.LEASE.UOW", ALL)
+    _put_all(q, 12)
+    got = [_get(q, C.MQGMO_SYNCPOINT) for _ in range(8)]
+    assert got == [f"m{i:03d}".encode() for i in range(8)]
+    data = world.server.data(qmgr_name, "Q.LEASE.UOW")
+    uow_locks = [c for c, (owner, _) in data.lock.items() if not owner.startswith("~")]
+    assert len(uow_locks) == 8  # every got one is the unit of work's, leased or not
+    qmgr.backout()
+    again = []
+    for _ in range(12):
+        md = pymqi.MD()
+        again.append((q.get(None, md, pymqi.GMO(Options=C.MQGMO_SYNCPOINT)), md.BackoutCount))
+    assert again == [(f"m{i:03d}".encode(), 1 if i < 8 else 0) for i in range(12)]
+    qmgr.commit()
+    assert qmgr.queue_status("Q.LEASE.UOW")["current_depth"] == 0
+    assert not world.server.data(qmgr_name, "Q.LEASE.UOW").lock
