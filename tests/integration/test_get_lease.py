@@ -145,3 +145,74 @@ def test_a_getter_killed_after_mqget_returned_never_gets_it_again(qmgr, qmgr_nam
     assert len(every) == n, f"{len(every)} delivered of {n}"
     assert sorted(every) == [s[:7] for s in sent]
     assert qmgr.queue_status("Q.LEASE.KILL")["current_depth"] == 0
+
+
+_WORKER = textwrap.dedent(
+    """
+    import sys
+    import adapter.pymqi as pymqi
+    C = pymqi.CMQC
+    qm = pymqi.connect(sys.argv[1])
+    src = pymqi.Queue(qm, sys.argv[2], C.MQOO_INPUT_SHARED)
+    dst = pymqi.Queue(qm, sys.argv[3], C.MQOO_OUTPUT)
+    gmo = pymqi.GMO(Options=C.MQGMO_SYNCPOINT | C.MQGMO_WAIT, WaitInterval=3000)
+    pmo = pymqi.PMO(Options=C.MQPMO_SYNCPOINT)
+    backed_out = 0
+    while True:
+        try:
+            for _ in range(10):
+                body = src.get(None, pymqi.MD(), gmo)
+                dst.put(body, pymqi.MD(Persistence=C.MQPER_PERSISTENT), pmo)
+            qm.commit()
+        except pymqi.MQMIError as err:
+            if err.reason == C.MQRC_NO_MSG_AVAILABLE:
+                qm.commit()  # the last, partial unit of work
+                break
+            if err.reason != C.MQRC_BACKED_OUT:  # the state was lost under it: redo
+                raise
+            backed_out += 1
+    qm.disconnect()
+    print("backed out", backed_out)
+    """
+)
+
+
+def test_redis_flushall_mid_run_loses_and_duplicates_nothing(qmgr, qmgr_name) -> None:
+    """Two get-process-put workers (units of work of 10, syncpoint gets served by get
+    leases) while the Redis state is flushed twice: every message moves exactly once."""
+    import time
+
+    import redis
+
+    n = 3000
+    qmgr.define_queue("Q.LEASE.FLUSH.IN", max_depth=n)
+    qmgr.define_queue("Q.LEASE.FLUSH.OUT", max_depth=n)
+    sent = _fill(qmgr, "Q.LEASE.FLUSH.IN", n)
+    args = [qmgr_name, "Q.LEASE.FLUSH.IN", "Q.LEASE.FLUSH.OUT"]
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(2)
+    ]
+    client = redis.Redis.from_url(os.environ["MQK_REDIS_URL"])
+    for _ in range(2):
+        time.sleep(3)
+        client.flushall()
+    outputs = [w.communicate(timeout=600) for w in workers]
+    for w, (_out, err) in zip(workers, outputs, strict=True):
+        assert w.returncode == 0, err.decode()[-3000:]
+    print([out.decode().strip() for out, _ in outputs])
+    q = pymqi.Queue(qmgr, "Q.LEASE.FLUSH.OUT", C.MQOO_INPUT_SHARED)
+    gmo = pymqi.GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=3000)
+    moved = []
+    while True:
+        try:
+            moved.append(q.get(None, pymqi.MD(), gmo)[:7])
+        except pymqi.MQMIError as err:
+            assert err.reason == C.MQRC_NO_MSG_AVAILABLE
+            break
+    assert len(moved) == n, f"{len(moved)} moved of {n}"
+    assert sorted(moved) == [s[:7] for s in sent]
