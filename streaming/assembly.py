@@ -124,8 +124,10 @@ def advance(unit: OpenUnit | None, new: list[Piece], now_ms: int) -> Outcome:
         return Outcome([], None, [], None, finished=False, reassembled=False)
     unit = unit or OpenUnit()
     held = unit.pieces + new
-    expired = [p for p in held if p.expired(now_ms)]
-    live = [p for p in held if not p.expired(now_ms)]
+    expired: list[Piece] = []
+    live: list[Piece] = []
+    for p in held:  # one expiry test per piece (this loop runs for every segment)
+        (expired if p.expired(now_ms) else live).append(p)
     # Physical order, so the same pieces always give the same answer.
     live.sort(key=lambda p: (p.env["MsgSeqNumber"], p.env["Offset"], p.pos))
 

@@ -31,7 +31,7 @@ from pyspark.sql.streaming import StatefulProcessor
 import adapter.pymqi as pymqi
 from adapter import config
 from adapter.logs import kafka_logger
-from streaming import topics
+from streaming import packing, topics
 from streaming.job import JobConfig, ReassemblyJob
 from streaming.progress import percentile
 
@@ -94,7 +94,7 @@ class _JoinOnly(StatefulProcessor):
 
         by_unit: dict[bytes, list[bytes]] = {}
         for pdf in rows:
-            for unit, value in zip(pdf["unit"].tolist(), pdf["value"].tolist(), strict=True):
+            for unit, _prio, _part, _off, _ts, value in packing.unpack(pdf):
                 by_unit.setdefault(unit, []).append(value)
         yield pd.DataFrame(
             {
@@ -110,10 +110,10 @@ class _JoinOnly(StatefulProcessor):
 
 def _framework_floor(spark, cfg: JobConfig, segments: int) -> int:
     """Segments/s of _JoinOnly over the same queue, micro-batches after the first."""
-    from streaming.source import queue_stream
+    from streaming.source import packed_queue_stream
 
     cfg = cfg.resolved()
-    stream = queue_stream(
+    stream = packed_queue_stream(
         spark,
         cfg.bootstrap,
         cfg.qmgr,
@@ -121,6 +121,7 @@ def _framework_floor(spark, cfg: JobConfig, segments: int) -> int:
         buckets=cfg.buckets,
         max_offsets_per_trigger=cfg.max_offsets_per_trigger,
         min_partitions=cfg.min_partitions,
+        pack=cfg.pack,
     )
     out = stream.groupBy("bucket").transformWithStateInPandas(
         _JoinOnly(), "unit binary, value binary, n int", "Append", "ProcessingTime"
@@ -184,15 +185,21 @@ def _measure_latency(
     qm, queue: str, payload: bytes, bootstrap: str, topic: str, messages: int, rate: float
 ) -> list[int]:
     """Put `messages` logical messages at `rate` a second; latency of each output record
-    from its last segment's arrival (header mqk.last_ts) to its receipt."""
+    from its last segment's arrival (header mqk.last_ts) to its receipt.
+
+    Paced on an absolute schedule (message i is due at start + i/rate), so the time a put
+    takes does not lower the offered load; the puts' responses are asynchronous."""
     receiver = _Receiver(bootstrap, topic)
     receiver.start()
     receiver.ready.wait(10)
     q = pymqi.Queue(qm, queue, C.MQOO_OUTPUT)
-    pmo = pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT)
-    for _ in range(messages):
+    pmo = pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_ASYNC_RESPONSE)
+    start = time.monotonic()
+    for i in range(messages):
+        delay = start + i / rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
         q.put(payload, pymqi.MD(MsgFlags=C.MQMF_SEGMENTATION_ALLOWED), pmo)
-        time.sleep(1.0 / rate)
     q.close()
     qm.commit()
     deadline = time.monotonic() + 120
@@ -201,6 +208,14 @@ def _measure_latency(
     receiver.stop.set()
     receiver.join(5)
     return receiver.samples
+
+
+def latency_load(segments_per_s: float | None, per_message: int, share: float = 0.5) -> float:
+    """Logical messages a second for the latency phase: `share` of the measured
+    throughput (a steady load the job keeps up with), at least 10."""
+    if not segments_per_s:
+        return 10.0
+    return max(10.0, share * segments_per_s / per_message)
 
 
 def run(
@@ -214,9 +229,10 @@ def run(
     buckets: int = 16,
     max_offsets_per_trigger: int = 60_000,
     min_partitions: int | None = 2,
-    latency_messages: int = 300,
-    latency_rate: float = 30.0,
+    latency_s: float = 20.0,
+    latency_rate: float | None = None,
     shuffle_partitions: int | None = None,
+    pack: bool = True,
     python_reassembler: bool = True,
     framework_floor: bool = True,
     log=print,
@@ -250,6 +266,7 @@ def run(
         "trigger_ms": trigger_ms,
         "buckets": buckets,
         "max_offsets_per_trigger": max_offsets_per_trigger,
+        "pack": pack,
     }
 
     cfg = JobConfig(
@@ -261,6 +278,7 @@ def run(
         max_offsets_per_trigger=max_offsets_per_trigger,
         min_partitions=min_partitions,
         shuffle_partitions=shuffle_partitions,
+        pack=pack,
     )
     job = ReassemblyJob(spark, cfg).start()
     try:
@@ -292,10 +310,19 @@ def run(
         result["spark_batch_durations_ms"] = {
             str(p["batchId"]): dict(p["durationMs"]) for p in progress[-4:]
         }
+        if progress and progress[-1]["stateOperators"]:
+            op = progress[-1]["stateOperators"][0]
+            result["spark_state_operator_ms"] = {
+                k: op.get(k) for k in ("allUpdatesTimeMs", "allRemovalsTimeMs", "commitTimeMs")
+            }
         log(f"throughput: {json.dumps({k: v for k, v in result.items() if 'spark' in k})}")
 
-        # Latency: the job is caught up; messages now arrive at a steady rate.
+        # Latency: the job is caught up; messages now arrive at a steady rate, by default
+        # half the throughput just measured.
         first_latency_batch = max(job.sink.history) + 1
+        rate = latency_rate or latency_load(result.get("spark_segments_per_s"), per_message)
+        latency_messages = max(1, round(rate * latency_s))
+        result["latency_offered_segments_per_s"] = round(rate * per_message)
         lat = _measure_latency(
             qm,
             queue,
@@ -303,7 +330,7 @@ def run(
             bootstrap,
             topics.logical_topic(qmgr, queue),
             latency_messages,
-            latency_rate,
+            rate,
         )
         result["latency_messages"] = len(lat)
         result["latency_ms_p50"] = percentile(lat, 0.50)
@@ -344,9 +371,7 @@ def run(
         stop = threading.Event()
         live = threading.Thread(target=py.run_until, args=(stop,), daemon=True)
         live.start()
-        lat = _measure_latency(
-            qm, queue, payload, bootstrap, py.out_topic, latency_messages, latency_rate
-        )
+        lat = _measure_latency(qm, queue, payload, bootstrap, py.out_topic, latency_messages, rate)
         stop.set()
         live.join(10)
         py.close()
@@ -370,7 +395,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--buckets", type=int, default=16)
     p.add_argument("--max-offsets-per-trigger", type=int, default=60_000)
     p.add_argument("--shuffle-partitions", type=int)
-    p.add_argument("--latency-messages", type=int, default=300)
+    p.add_argument("--latency-s", type=float, default=20.0, help="latency phase length")
+    p.add_argument(
+        "--latency-rate", type=float, help="logical messages/s (default: half the measured max)"
+    )
+    p.add_argument("--no-pack", dest="pack", action="store_false", help="one row per record")
     p.add_argument("--no-python", action="store_true")
     p.add_argument("--no-floor", action="store_true", help="skip the framework-floor run")
     args = p.parse_args(argv)
@@ -381,7 +410,9 @@ def main(argv: list[str] | None = None) -> int:
         buckets=args.buckets,
         max_offsets_per_trigger=args.max_offsets_per_trigger,
         shuffle_partitions=args.shuffle_partitions,
-        latency_messages=args.latency_messages,
+        pack=args.pack,
+        latency_s=args.latency_s,
+        latency_rate=args.latency_rate,
         python_reassembler=not args.no_python,
         framework_floor=not args.no_floor,
     )

@@ -5,7 +5,8 @@ messages, complete-group events and expiration reports out, exactly once.
     python -m streaming.job QM Q [options]        # the same, as a module
     spark-submit --jars "$(python -m streaming.jars)" streaming/job.py QM Q [options]
 
-Pipeline: source.queue_stream (ten priority topics, read_committed) -> groupBy(bucket)
+Pipeline: source.packed_queue_stream (ten priority topics, read_committed; rows packed
+per bucket by streaming.packing) -> groupBy(bucket)
 .transformWithStateInPandas(processor.ReassemblyProcessor) -> foreachBatch(sink.
 ExactlyOnceSink). The checkpoint holds Spark's offsets and state; the sink's commit
 records in Kafka hold what was written. Both must be kept together (same query key).
@@ -52,6 +53,7 @@ class JobConfig:
     dedupe_s: float = 60.0  # late duplicates of a finished unit are ignored this long
     query_key: str | None = None  # identity of the query's outputs (default from checkpoint)
     shuffle_partitions: int | None = None  # stateful tasks; fixed when the checkpoint is new
+    pack: bool = True  # rows packed per bucket before the shuffle (streaming.packing)
 
     def resolved(self) -> JobConfig:
         eps = config.endpoints(self.bootstrap, self.redis_url)
@@ -102,12 +104,12 @@ class ReassemblyJob:
         from streaming.processor import OUTPUT_SCHEMA, ReassemblyProcessor
         from streaming.progress import ProgressLogger
         from streaming.sink import ExactlyOnceSink
-        from streaming.source import queue_stream
+        from streaming.source import packed_queue_stream
         from streaming.topics import ensure_topics
 
         cfg = self.cfg
         ensure_topics(cfg.bootstrap, cfg.qmgr, cfg.queue)
-        stream = queue_stream(
+        stream = packed_queue_stream(
             self.spark,
             cfg.bootstrap,
             cfg.qmgr,
@@ -116,6 +118,7 @@ class ReassemblyJob:
             starting_offsets=cfg.starting_offsets,
             max_offsets_per_trigger=cfg.max_offsets_per_trigger,
             min_partitions=cfg.min_partitions,
+            pack=cfg.pack,
         )
         processor = ReassemblyProcessor(
             cfg.qmgr,
@@ -306,6 +309,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--shuffle-partitions", type=int, help="stateful tasks (fixed once the checkpoint exists)"
     )
+    p.add_argument(
+        "--no-pack",
+        dest="pack",
+        action="store_false",
+        help="one row per record into the stateful step (slower; for comparison)",
+    )
     p.add_argument("--master", help="Spark master (default local[2], or spark-submit's)")
     p.add_argument(
         "-v",
@@ -330,6 +339,7 @@ def config_from_args(args: argparse.Namespace) -> JobConfig:
         dedupe_s=args.dedupe_s,
         query_key=args.query_key,
         shuffle_partitions=args.shuffle_partitions,
+        pack=args.pack,
     )
 
 

@@ -28,10 +28,8 @@ from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
 from adapter.shim import records
-from streaming import keyindex
+from streaming import keyindex, packing
 from streaming.assembly import OpenUnit, Outcome, Piece, advance
-
-INPUT_COLUMNS = ["bucket", "unit", "prio", "part", "off", "ts", "value"]
 
 OUTPUT_SCHEMA = (
     "kind string, bucket int, key binary, value binary, prio int, part int, off long, "
@@ -139,9 +137,7 @@ class ReassemblyProcessor(StatefulProcessor):
         by_unit: dict[bytes, list[Piece]] = {}
         bad = 0
         for pdf in rows:
-            for unit, prio, part, off, ts, value in zip(
-                *(pdf[c].tolist() for c in INPUT_COLUMNS[1:]), strict=True
-            ):
+            for unit, prio, part, off, ts, value in packing.unpack(pdf):
                 env = records.envelope_of(unit, value)
                 if env is None:
                     # A Kafka producer's native record (or garbage): never a segment or a

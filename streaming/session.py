@@ -30,6 +30,10 @@ RUNTIME_CONF = {
     "spark.sql.streaming.stateStore.providerClass": (
         "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
     ),
+    # Commit uploads the batch's changes instead of a RocksDB snapshot (snapshots move to
+    # the background maintenance task): a shorter commit in every micro-batch. Compatible
+    # with checkpoints written without it (Spark's RocksDB state store documentation).
+    "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
     "spark.sql.session.timeZone": "UTC",
 }
 

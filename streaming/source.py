@@ -13,6 +13,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from streaming import packing
 from streaming.topics import source_topics
 
 
@@ -21,6 +22,19 @@ def priority_of(topic: Column, topics: dict[str, int]) -> Column:
     for name, prio in topics.items():
         expr = (F.when(topic == name, prio)) if expr is None else expr.when(topic == name, prio)
     return expr
+
+
+def packed_queue_stream(
+    spark: SparkSession, bootstrap: str, qmgr: str, queue: str, *, pack: bool = True, **options
+) -> DataFrame:
+    """queue_stream's rows in the processor's input shape (bucket, unit[], prio[], part[],
+    off[], ts[], value[]): packed per bucket before the shuffle (streaming.packing), or
+    with `pack=False` one row per record, each list of one element (the unpacked
+    pipeline, kept to measure against)."""
+    rows = queue_stream(spark, bootstrap, qmgr, queue, **options)
+    if not pack:
+        return rows.select("bucket", *(F.array(c).alias(c) for c in packing.COLUMNS))
+    return rows.mapInArrow(packing.pack_partition, packing.PACKED_SCHEMA)
 
 
 def queue_stream(

@@ -1,6 +1,8 @@
 """(6) The Spark reassembly job's segments/s and end-to-end latency vs a single-process
 reassembler, from streaming/bench.py (`run(segments=..., size=1024) -> dict`), which
 another module owns. Imported lazily: without it the rows say "not available".
+The latency is measured at a steady offered load of half the throughput the same run
+measured (streaming.bench.latency_load), both for the job and for the single process.
 """
 
 from __future__ import annotations

@@ -165,8 +165,8 @@ def _one(r: Row, rows, shape, enc, dec, lua, ping) -> str:
             "and "
             f"the rules core alone {rules or float('nan'):,.0f}/s on one core. local[2] "
             "shares the 2 cores with the broker and Redis, so Spark's own per-batch cost "
-            "(Kafka source, state store, Arrow to Python and back) sets the ceiling "
-            "before any MQ rule runs. "
+            "(Kafka source, the rows packed per bucket in Python, state store, Arrow to "
+            "Python and back) sets the ceiling before any MQ rule runs. "
             + (
                 f"Wall: cores. The framework alone stays below {r.target.bound:,.0f}/s here."
                 if floor is not None and r.target is not None and floor < r.target.bound
