@@ -28,7 +28,8 @@ def _new_group(bootstrap: str) -> str:
         "share.auto.offset.reset", "earliest", incremental_operation=AlterConfigOpType.SET
     )
     res = ConfigResource(ResourceType.GROUP, group, incremental_configs=[earliest])
-    AdminClient({"bootstrap.servers": bootstrap}).incremental_alter_configs([res])[res].result()
+    admin = AdminClient({"bootstrap.servers": bootstrap})  # alive until the result is in
+    admin.incremental_alter_configs([res])[res].result(30)
     return group
 
 
