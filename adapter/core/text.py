@@ -66,3 +66,20 @@ def mqstr(v: str | bytes | None) -> str:
         if nul >= 0:
             v = v[:nul]
     return v.rstrip(" ")
+
+
+_OBJECT_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./_%")
+
+
+def object_name_error(name: str, most: int = 48) -> str | None:
+    """Why `name` cannot be an MQ object's name, None when it can: 1 to `most`
+    characters, each an upper- or lowercase letter, a digit, or one of ``. / _ %``, no
+    blank ("Rules for naming IBM MQ objects",
+    https://www.ibm.com/docs/ko/ibm-mq/9.4.x?topic=objects-rules-naming-mq; "ObjectName
+    (MQCHAR48)", https://www.ibm.com/docs/en/SSFKSJ_9.3.0/refdev/q098180_.html)."""
+    if not name or len(name) > most:
+        return f"an object name has 1-{most} characters: {name!r}"
+    bad = sorted(set(name) - _OBJECT_NAME_CHARS)
+    if bad:
+        return f"{name!r} has characters MQ object names cannot have: {''.join(bad)!r}"
+    return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from adapter.core import cmqc as _C
@@ -246,9 +247,15 @@ def _msg_handle(value: int) -> int | None:
 
 
 def _name(value: Any) -> str:
+    """An MQCHAR name field as the queue manager reads it ("ObjectName (MQCHAR48)",
+    https://www.ibm.com/docs/en/SSFKSJ_9.3.0/refdev/q098180_.html): a NUL ends the
+    significant data (it and what follows are blanks), trailing blanks are not part of
+    the name, leading or embedded ones are (so no object has such a name: 2085). Bytes
+    that are not UTF-8 cannot name an object either: they read as U+FFFD, never as an
+    exception."""
     if isinstance(value, bytes | bytearray):
-        value = bytes(value).split(b"\0", 1)[0].decode()
-    return str(value).strip()
+        value = bytes(value).split(b"\0", 1)[0].decode("utf-8", "replace")
+    return str(value).split("\0", 1)[0].rstrip(" ")
 
 
 class QueueManager:
@@ -375,6 +382,14 @@ class QueueManager:
 
     getHandle = get_handle
 
+    def _hconn(self):
+        """The connection an MQI verb uses: MQRC_HCONN_ERROR (2018) once MQDISC ended it,
+        as MQ answers a call on an Hconn that is no longer valid (as MQOPEN and MQPUT1
+        here), not pymqi's PYIFError of its own get_handle."""
+        if self._conn is None:
+            raise MQMIError(_C.MQCC_FAILED, _C.MQRC_HCONN_ERROR)
+        return self._conn
+
     def get_name(self) -> str:
         return self.get_handle().qmgr
 
@@ -388,10 +403,12 @@ class QueueManager:
         except Exception:  # noqa: BLE001 - pymqi: False on any failure
             return False
 
-    def __del__(self) -> None:
+    def __del__(self, _finalizing: Callable[[], bool] = sys.is_finalizing) -> None:
         # At interpreter exit no I/O: the application ended without MQDISC, so (as in
         # MQ) its unit of work is backed out, by lease expiry and transaction timeout.
-        if sys.is_finalizing():
+        # (`sys.is_finalizing` bound at definition: at exit the module's globals may
+        # already be None, and a finaliser must not raise.)
+        if _finalizing():
             return
         conn = getattr(self, "_conn", None)
         if conn is not None and self._disconnect_on_exit:
@@ -408,17 +425,17 @@ class QueueManager:
     def begin(self) -> None:
         """MQBEGIN: start the unit of work now (it also starts with the first syncpoint
         put or get). The queue manager coordinates it: there are no external resources."""
-        self.get_handle().begin()
+        self._hconn().begin()
 
     @_mqi
     def commit(self) -> None:
         """MQCMIT. A unit of work that cannot commit is backed out: MQMIError(1, 2003)."""
-        self.get_handle().commit()
+        self._hconn().commit()
 
     @_mqi
     def backout(self) -> None:
         """MQBACK: puts forgotten, gets back on their queues with BackoutCount + 1."""
-        self.get_handle().backout()
+        self._hconn().backout()
 
     # -- MQPUT1 --------------------------------------------------------------------
     @_mqi
@@ -556,7 +573,7 @@ class QueueManager:
         """MQINQ on the queue manager object: one selector gives its value, a list a
         dict keyed by selector (ibmmq 2.x); character values are blank-padded bytes.
         The fixed answers (MQCA_VERSION, MQIA_COMMAND_LEVEL, ...): shim/attributes.py."""
-        conn = self.get_handle()
+        conn = self._hconn()
         conn.run.check()
         wanted, single = _inq.selector_list(selectors)
         answer = _attributes.inquire_qmgr(conn.qmgr, conn.qmgr_def(), wanted)
@@ -568,7 +585,7 @@ class QueueManager:
     def stat(self, status_type: int) -> STS:
         """MQSTAT: MQSTAT_TYPE_ASYNC_ERROR's counts of asynchronous puts since the last
         MQSTAT and the first failure (reason, queue), in an STS; the figures reset."""
-        return _inq.status(self.get_handle(), status_type)
+        return _inq.status(self._hconn(), status_type)
 
     def cb(self, **kwargs: Any) -> None:
         """MQCB, as ibmmq: `cb(operation=MQOP_REGISTER, md=MD(), gmo=GMO(), cbd=CBD())`;

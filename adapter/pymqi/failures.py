@@ -4,6 +4,13 @@
 - A server that fails (redis, Kafka, a dropped connection): MQRC_CONNECTION_BROKEN
   (2009). A consuming claim is not retried blind: if its reply was lost, the message
   may have gone, which is MQ's own outcome for a broken connection outside syncpoint.
+- The state store out of memory (Redis at `maxmemory`, which refuses every write and
+  every script that writes, before it runs, so nothing is half done in it): 2102
+  MQRC_RESOURCE_PROBLEM, "insufficient system resources to complete the call"
+  (IBM's reason-code list, https://www.ibm.com/docs/SSFKSJ_9.2.0/com.ibm.mq.ref.dev.doc/q092490_.htm),
+  not 2009: the connection is sound and the same call works once memory returns.
+  Logged and counted (`resource_problems`); the open unit of work is doomed as for an
+  unexpected failure (a Kafka record of the call may already be written).
 - `TypeError` / `ValueError` raised by this face itself: the application passed an
   argument of the wrong kind, and pymqi raises these too; they go through unchanged.
   So does `ValueError` from an administration verb (DEFINE / ALTER refusing a value).
@@ -28,12 +35,14 @@ from typing import Any
 from adapter.core import cmqc as C
 from adapter.core.errors import Error, MQMIError
 from adapter.pymqi.sharing import sharing_of
-from adapter.shim.connection import BACKEND_ERRORS
+from adapter.shim.connection import BACKEND_ERRORS, RESOURCE_ERRORS
 
 log = logging.getLogger("mqk.pymqi")
 
 internal_failures: collections.Counter[int] = collections.Counter()
 """Calls answered MQRC_STORAGE_NOT_AVAILABLE / MQRC_UNEXPECTED_ERROR, by reason."""
+resource_problems: collections.Counter[str] = collections.Counter()
+"""Calls answered MQRC_RESOURCE_PROBLEM, by verb."""
 
 _FACE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -72,6 +81,19 @@ def internal_failure(name: str, face: Any, exc: BaseException) -> MQMIError:
     return MQMIError(C.MQCC_FAILED, reason)
 
 
+def resource_problem(name: str, face: Any, exc: BaseException) -> MQMIError:
+    """MQRC_RESOURCE_PROBLEM for a call the state store refused for want of memory."""
+    resource_problems[name] += 1
+    log.warning("%s: the state store is out of memory (%s): answered reason 2102", name, exc)
+    txn = getattr(_connection_of(face), "txn", None)
+    if txn is not None and txn.current is not None:
+        try:
+            txn.doom(f"{name}: the state store is out of memory")
+        except Exception:  # the answer is already decided: never mask it
+            log.warning("could not mark the unit of work as failed", exc_info=True)
+    return MQMIError(C.MQCC_FAILED, C.MQRC_RESOURCE_PROBLEM)
+
+
 def mqi(
     method: Callable | None = None, *, admin: bool = False, async_control: bool = False
 ) -> Callable:
@@ -97,6 +119,8 @@ def mqi(
                     guard.leave(locked)
             except Error:
                 raise
+            except RESOURCE_ERRORS as exc:
+                raise resource_problem(fn.__qualname__, args[0] if args else None, exc) from exc
             except BACKEND_ERRORS as exc:
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN) from exc
             except Exception as exc:

@@ -56,11 +56,15 @@ def set_values(args: tuple[Any, ...], encoding: str = "utf8") -> dict[int, int |
     out: dict[int, int | bytes] = {}
     for selector, value in pairs.items():
         attr = rules.ATTRIBUTES.get(int(selector))
-        if attr is not None and attr.is_char:
+        # A selector this queue manager does not know is character by its range (MQCA_*
+        # 2001-4000), so its value passes as MQ's would and the engine answers 2067.
+        is_char = attr.is_char if attr is not None else C.MQCA_FIRST <= selector <= C.MQCA_LAST
+        if is_char:
             if isinstance(value, str):
                 value = value.encode(encoding)
             if not isinstance(value, bytes | bytearray):
-                raise TypeError(f"{attr.name} takes str or bytes, not {type(value).__name__}")
+                what = attr.name if attr is not None else f"selector {selector}"
+                raise TypeError(f"{what} takes str or bytes, not {type(value).__name__}")
             out[int(selector)] = bytes(value)
         else:
             if not isinstance(value, int):

@@ -31,6 +31,7 @@ from adapter import config
 from adapter.core import cmqc as C
 from adapter.core.errors import fail
 from adapter.core.propctl import PROPCTL_VALUES
+from adapter.core.text import object_name_error
 from adapter.shim import naming
 from adapter.shim.log import Log, Producer, TopicSpec, produce, read_range
 from adapter.shim.qmgrdef import ALTERABLE as QMGR_ALTERABLE
@@ -158,8 +159,9 @@ class QueueDef:
         return cls(**{k: v for k, v in raw.items() if k in known})
 
     def validate(self) -> None:
-        if not self.name or len(self.name) > C.MQ_Q_NAME_LENGTH:
-            raise ValueError(f"queue name must be 1-{C.MQ_Q_NAME_LENGTH} characters: {self.name!r}")
+        bad_name = object_name_error(self.name, C.MQ_Q_NAME_LENGTH)
+        if bad_name is not None:
+            raise ValueError(f"queue name: {bad_name}")
         if self.msg_delivery_sequence not in (C.MQMDS_PRIORITY, C.MQMDS_FIFO):
             raise ValueError("msg_delivery_sequence must be MQMDS_PRIORITY or MQMDS_FIFO")
         if not 0 <= self.def_priority <= 9:

@@ -66,6 +66,10 @@ log = logging.getLogger("mqk.shim.connection")
 # What a backend raises when its server cannot be reached or fails: an API face turns
 # these into MQRC_CONNECTION_BROKEN.
 BACKEND_ERRORS = (redis.RedisError, KafkaException, ConnectionError)
+# The state store refused a write for want of memory (Redis at `maxmemory` with
+# noeviction): the servers are there, a resource is short (MQRC_RESOURCE_PROBLEM at the
+# face, adapter/pymqi/failures.py), and the call can be tried again once memory returns.
+RESOURCE_ERRORS = (redis.exceptions.OutOfMemoryError,)
 
 _LIVE: weakref.WeakSet = weakref.WeakSet()
 

@@ -228,6 +228,8 @@ class Getter:
     def _attempt(self, req: GetRequest, browsing: bool, max_length: int | None):
         """One selection and claim: a result, None (nothing there), or RETRY."""
         reader = self.reader
+        if reader.corrupt and not browsing:  # records no one may get: to the DLQ first
+            self.svc.move_corrupt(self.name, self.state, reader.corrupt)
         ahead = self.ahead
         plain = ahead.serves(req, browsing, max_length)
         if plain and ahead.buffered:

@@ -14,11 +14,13 @@ from typing import Any
 from confluent_kafka import TopicPartition
 
 from adapter.core import cmqc as C
+from adapter.core import recordrules
 from adapter.core.model import Item
 from adapter.core.view import QueueView
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
 from adapter.shim.clock import Clock
+from adapter.shim.corrupt import Corrupt, CorruptRecords
 from adapter.shim.log import Log
 from adapter.shim.store import NoEpochError, QueueState, lane
 
@@ -32,12 +34,15 @@ class QueueReader:
         self, log_backend: Log, qmgr: str, qdef: QueueDef, state: QueueState, clock: Clock
     ) -> None:
         self.log = log_backend
+        self.qmgr = qmgr
         self.clock = clock
         self.qdef = qdef
         self.closed = False
         self.view = QueueView()
         self.envelopes: dict[Key, dict] = {}
         self.bad_records = 0
+        # Records that cannot be delivered (shim/corrupt.py): never in the view.
+        self.corrupt = CorruptRecords()
         self.state = state
         # Native records read and not yet counted into the depth (store.count_native).
         self._native: dict[str, list[int]] = {}
@@ -92,10 +97,19 @@ class QueueReader:
             ln = lane(prio, part)
             self.position[ln] = max(self.position.get(ln, 0), offset + 1)
             try:
+                bad = None
                 env = records.envelope_of(msg.key(), msg.value())
                 if env is None:  # a Kafka producer's native record, as an MQ message
+                    why = records.unreadable(msg.key(), msg.value())
+                    if why is not None:
+                        bad = (recordrules.UNREADABLE, why)
                     env = records.native_envelope(msg, prio, self.qdef.def_persistence)
                     self._native.setdefault(ln, []).append(offset)
+                else:
+                    bad = recordrules.impossible_field(env)
+                    if bad is not None:  # no MQPUT wrote it: a producer's, like a native one
+                        env = records.native_envelope(msg, prio, self.qdef.def_persistence)
+                        self._native.setdefault(ln, []).append(offset)
             except Exception:
                 # Every record reads as an envelope or a native message; one that still
                 # fails (a defect) is counted and logged, never handed out, and the
@@ -112,29 +126,47 @@ class QueueReader:
                 )
                 continue
             key: Key = (prio, part, offset)
-            self.envelopes[key] = env
-            self.view.add(
-                Item(
-                    key=key,
-                    pos=self._pos(prio, part, offset, msg.timestamp()[1], env["MsgId"]),
-                    priority=env["Priority"],
-                    msg_id=env["MsgId"],
-                    correl_id=env["CorrelId"],
-                    group_id=env["GroupId"],
-                    seq=env["MsgSeqNumber"],
-                    offset=env["Offset"],
-                    flags=env["MsgFlags"],
-                    length=len(env["Payload"]),
-                    persistence=env["Persistence"],
-                    put_ms=env["PutTimestamp"],
-                    expiry=env["Expiry"],
-                    report=env["Report"],
-                )
+            item = Item(
+                key=key,
+                pos=self._pos(prio, part, offset, msg.timestamp()[1], env["MsgId"]),
+                priority=env["Priority"],
+                msg_id=env["MsgId"],
+                correl_id=env["CorrelId"],
+                group_id=env["GroupId"],
+                seq=env["MsgSeqNumber"],
+                offset=env["Offset"],
+                flags=env["MsgFlags"],
+                length=len(env["Payload"]),
+                persistence=env["Persistence"],
+                put_ms=env["PutTimestamp"],
+                expiry=env["Expiry"],
+                report=env["Report"],
             )
+            if bad is not None:
+                self._set_aside(item, env, *bad)
+                continue
+            self.envelopes[key] = env
+            self.view.add(item)
             n += 1
         if self._native:
             self._count_native()
         return n
+
+    def _set_aside(self, item: Item, env: dict[str, Any], reason: int, detail: str) -> None:
+        """A record no application may get (shim/corrupt.py): kept out of the view for
+        the dead-letter queue. Logged once per reader; the reader counts them."""
+        if item.key in self.corrupt.waiting:
+            return
+        self.corrupt.add(Corrupt(item, env, reason, detail))
+        log.warning(
+            "%s: the record at %s:%d is no deliverable message (reason %d: %s); "
+            "it goes to the dead-letter queue",
+            self.qdef.name,
+            naming.data_topic(self.qmgr, self.qdef.name, item.key[0]),
+            item.key[2],
+            reason,
+            detail,
+        )
 
     def _count_native(self) -> None:
         """Native records count into the depth once read (nothing counted them at put).
@@ -181,6 +213,8 @@ class QueueReader:
         """Per lane, the smallest offset still in the view (or the read position): every
         offset below it is consumed, an aborted record or a transaction marker."""
         lows = dict(self.position)
+        for ln, low in self.corrupt.lows().items():  # still on the queue
+            lows[ln] = min(lows.get(ln, low), low)
         for item in self.view:
             ln = lane(item.key[0], item.key[1])
             if item.key[2] < lows.get(ln, 1 << 62):

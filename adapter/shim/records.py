@@ -23,6 +23,15 @@ other key, or a value that is no envelope) is a native message (core/nativerecor
 the value is the data, the headers the properties. Accidental forgery would need a
 value that decodes exactly as an envelope and a key equal to 24 bytes inside it. The
 test costs no byte on the wire and one comparison per record read.
+
+Corrupt or not. A record that is no envelope but is shaped like one -- a 24-byte key
+that stands where an envelope keeps it, at the MsgId right after the version byte or at
+the GroupId (bytes 49-72) -- was meant as an envelope: truncated, of a schema version
+this reader does not know, or otherwise unreadable (`unreadable`). A producer's native
+record would need its own key at that exact place in its value; an ObjectId-like
+24-character key inside a JSON value is not at byte 1. Such a record, and an envelope
+whose MQMD holds values MQPUT refuses (core/recordrules.py), is not delivered: the
+getter moves it to the dead-letter queue (shim/corrupt.py).
 """
 
 from __future__ import annotations
@@ -136,6 +145,20 @@ def envelope_of(key: bytes | None, value: bytes | None) -> dict[str, Any] | None
     except codec.EnvelopeError:
         return None
     return env if record_key(env["GroupId"], env["MsgId"]) == key else None
+
+
+def unreadable(key: bytes | None, value: bytes | None) -> str | None:
+    """Why a record that `envelope_of` found no envelope in was still meant as one (see
+    the module text), None for a native record."""
+    if key is None or len(key) != _ID_LEN or not value or len(value) <= _ID_LEN:
+        return None
+    if value[1 : 1 + _ID_LEN] != key and value[1 + 2 * _ID_LEN : 1 + 3 * _ID_LEN] != key:
+        return None
+    try:
+        codec.decode(value)
+    except codec.EnvelopeError as exc:
+        return str(exc)
+    return None  # an envelope under the wrong one of its two ids: data, as before
 
 
 def native_envelope(msg: LogRecord, priority: int, def_persistence: int) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from adapter.core.qstats import effective_monitoring
 from adapter.shim import recovery
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import Clock
+from adapter.shim.corrupt import CorruptRecords, DeadLetterMover
 from adapter.shim.deadletter import DeadLetterQueue, Delivery
 from adapter.shim.dynamic import DynamicQueues
 from adapter.shim.log import Log
@@ -76,6 +77,7 @@ class Services:
             qmgr, catalog.lookup, catalog.qmgr_def, self._depth, clock
         )
         self.reports = Reports(qmgr, self.dead_letters, self.new_msg_id, clock)
+        self._mover: DeadLetterMover | None = None  # made at the first corrupt record
 
     def _depth(self, queue: str) -> int:
         """A queue's depth with what this connection has not yet counted (a full-queue
@@ -93,6 +95,13 @@ class Services:
         else:
             self.pump.send_async(delivery.queue, delivery.records, status=False)
         return True
+
+    def move_corrupt(self, queue: str, state: Any, records: CorruptRecords) -> int:
+        """Records of `queue` no application may get, to the dead-letter queue
+        (shim/corrupt.py); returns how many went."""
+        if self._mover is None:
+            self._mover = DeadLetterMover(self)
+        return self._mover.move(queue, state, records)
 
     def monitored(self, qdef: QueueDef) -> bool:
         """Whether queue monitoring is on for the queue (its MONQ, or with MONQ(QMGR)
