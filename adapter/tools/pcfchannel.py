@@ -26,8 +26,9 @@ MQRCCF_CHL_STATUS_NOT_FOUND (no status: q046620_), 4031 MQRCCF_CHANNEL_IN_USE (R
 RESOLVE / DELETE while the channel runs), 4064 MQRCCF_CHANNEL_NOT_ACTIVE (STOP of a
 channel not running), 3034 MQRCCF_CHANNEL_TYPE_ERROR (RESOLVE of a receiver), 3030
 MQRCCF_MSG_SEQ_NUMBER_ERROR (RESET outside 1-999999999), 4001 /
-4002 as DEFINE CHANNEL (catalog), 3037 MQRCCF_BATCH_SIZE_ERROR, 4087
-MQRCCF_BATCH_INT_WRONG_TYPE (a sender-only attribute on a receiver), 4005
+4002 as DEFINE CHANNEL (catalog), 3037 MQRCCF_BATCH_SIZE_ERROR; a sender-only attribute
+on a receiver: 4052 MQRCCF_XMIT_Q_NAME_WRONG_TYPE (XmitQName), 4087
+MQRCCF_BATCH_INT_WRONG_TYPE (BatchInterval), else 4041 MQRCCF_WRONG_CHANNEL_TYPE; 4005
 MQRCCF_ATTR_VALUE_ERROR for the other values out of range.
 """
 
@@ -57,6 +58,11 @@ ATTRIBUTES: dict[int, tuple[str, int]] = {
     F.MQIACH_BATCH_INTERVAL: ("batch_interval", 0),
     F.MQIACH_BATCH_DATA_LIMIT: ("batch_data_limit", 0),
     F.MQIACH_NPM_SPEED: ("npm_speed", 0),
+}
+# A sender-only attribute on a receiver: its own reason where MQ has one, else 4041.
+_WRONG_TYPE = {
+    "xmit_q_name": F.MQRCCF_XMIT_Q_NAME_WRONG_TYPE,
+    "batch_interval": F.MQRCCF_BATCH_INT_WRONG_TYPE,
 }
 _STATUS_CODES = {
     S.BINDING: F.MQCHS_BINDING, S.STARTING: F.MQCHS_STARTING, S.RUNNING: F.MQCHS_RUNNING,
@@ -102,7 +108,8 @@ def _fields(req: Request, ctype: int) -> dict[str, Any]:
         if value is None:
             continue
         if ctype == X.MQCHT_RECEIVER and field in SENDER_ONLY:
-            raise CommandError(F.MQRCCF_BATCH_INT_WRONG_TYPE, parameter)
+            reason = _WRONG_TYPE.get(field, F.MQRCCF_WRONG_CHANNEL_TYPE)
+            raise CommandError(reason, parameter)
         out[field] = value
     req.check_used()
     return out
@@ -261,7 +268,7 @@ def inquire_channel_status(qm: pymqi.QueueManager, req: Request) -> list[Values]
         if st is None:
             continue
         saved = instance == C.MQOT_SAVED_CHANNEL
-        if saved and st.batches == 0 and st.last_seq == 0:
+        if saved and st.last_luwid == S.NO_LUWID:
             continue  # nothing committed yet: no saved status, as MQ after a RESET
         stop = store.channel_stop_requested(cdef.name)
         kept = filtered(status_values(cdef, st, stop, wanted, saved), req.filters)

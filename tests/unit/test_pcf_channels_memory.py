@@ -107,8 +107,15 @@ def test_create_change_delete_refuse_what_mq_refuses(pcf) -> None:
     receiver_with_xmitq = {F.MQCACH_CHANNEL_NAME: "R", F.MQIACH_CHANNEL_TYPE: RCVR,
                            F.MQCACH_XMIT_Q_NAME: "QMB"}  # fmt: skip
     assert reason_of(pcf.MQCMD_CREATE_CHANNEL, receiver_with_xmitq) == (
-        F.MQRCCF_BATCH_INT_WRONG_TYPE
+        F.MQRCCF_XMIT_Q_NAME_WRONG_TYPE
     )
+    for parameter, value, reason in (
+        (F.MQIACH_BATCH_INTERVAL, 5, F.MQRCCF_BATCH_INT_WRONG_TYPE),
+        (F.MQCACH_CONNECTION_NAME, "h(1)", F.MQRCCF_WRONG_CHANNEL_TYPE),
+        (F.MQIACH_BATCH_DATA_LIMIT, 9, F.MQRCCF_WRONG_CHANNEL_TYPE),
+    ):
+        rcvr = {F.MQCACH_CHANNEL_NAME: "R", F.MQIACH_CHANNEL_TYPE: RCVR, parameter: value}
+        assert reason_of(pcf.MQCMD_CREATE_CHANNEL, rcvr) == reason
     missing_type = {F.MQCACH_CHANNEL_NAME: "R"}
     assert reason_of(pcf.MQCMD_CREATE_CHANNEL, missing_type) == F.MQRCCF_PARM_COUNT_TOO_SMALL
     change = {F.MQCACH_CHANNEL_NAME: "TO.QMB", F.MQIACH_CHANNEL_TYPE: SDR,
