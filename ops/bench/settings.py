@@ -29,6 +29,7 @@ class BenchConfig:
     spark_segments: int = 20_000
     java_records: dict[int, int] = field(default_factory=dict)
     profile_messages: int = 3000
+    channel_messages: int = 2000  # per run of the channel pair (persistent, 1 KiB)
     settle_s: float = 30.0  # before each section: wait up to this long for idle CPUs
 
 
@@ -49,6 +50,7 @@ MODES: dict[str, BenchConfig] = {
         spark_segments=1000,
         java_records={KIB: 2000, 64 * KIB: 100},
         profile_messages=200,
+        channel_messages=200,
         settle_s=2.0,
     ),
     "quick": BenchConfig(
@@ -81,6 +83,7 @@ MODES: dict[str, BenchConfig] = {
         spark_segments=200_000,
         java_records={KIB: 1_000_000, 64 * KIB: 20_000},
         profile_messages=10_000,
+        channel_messages=10_000,
         settle_s=60.0,
     ),
 }
