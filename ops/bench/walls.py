@@ -203,8 +203,9 @@ def _one(r: Row, rows, shape, enc, dec, lua, ping) -> str:
         return (
             f"{mq_us:,.0f} us per message moved against {raw_us:,.0f} us for the raw copy. "
             "Per message the agent does an MQGET under syncpoint at the sending queue "
-            f"manager (a leased lock in Redis, one Lua call, {lua or float('nan'):,.0f} us), "
-            "unwraps the MQXQH and its MQMD, and an MQPUT under syncpoint at the receiving "
+            "manager (a leased lock in Redis, one Lua call"
+            + (f", {lua:,.0f} us), " if lua else "), ")
+            + "unwraps the MQXQH and its MQMD, and an MQPUT under syncpoint at the receiving "
             "one (the MQMD envelope, every context field); per batch of 50 it replaces both "
             "ends' sync records on SYSTEM.CHANNEL.SYNCQ and commits twice, receiver first. "
             f"That is {per_batch:,.0f} us more per batch than the raw loop, which only "
