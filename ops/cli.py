@@ -36,29 +36,59 @@ def reporting_start_errors(func: Handler) -> Handler:
 def _stack(args: argparse.Namespace) -> int:
     from ops import stack
 
-    if args.action == "up":
+    name = args.cluster
+    if name is not None and args.brokers != 1:
+        print("mqk: --cluster starts a single node; --brokers is for the stack's own Kafka",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    if name is not None and args.action == "up":
+        stack.up_cluster(name)
+    elif name is not None and args.action == "down":
+        stack.down_cluster(name, wipe=args.wipe)
+    elif args.action == "up":
         stack.up(brokers=args.brokers)
     elif args.action == "down":
         stack.down(wipe=args.wipe)
     elif args.action == "status":
         running = True
-        for name, st in stack.status().items():
+        for server, st in stack.status().items():
+            if name is not None and server != f"kafka:{name}":
+                continue
             state = "running" if st["running"] else "stopped"
             running &= st["running"]
-            print(f"{name:6} {state:8} pid={st['pid'] or '-'} {st['endpoint'] or ''}")
+            print(f"{server:6} {state:8} pid={st['pid'] or '-'} {st['endpoint'] or ''}")
         return 0 if running else 3
     elif args.action == "env":
-        lines = stack.env_lines()
+        lines = stack.env_lines(name)
         if not lines:
-            print("# the local stack is not running: mqk stack up", file=sys.stderr)
+            what = f"cluster {name}" if name is not None else "the local stack"
+            print(f"# {what} is not running: mqk stack up" + (f" --cluster {name}" if name else ""),
+                  file=sys.stderr)  # fmt: skip
             return 3
         print("\n".join(lines))
     return 0
 
 
+def _cluster_name(text: str) -> str:
+    from ops.named import check_name
+
+    try:
+        return check_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
 def add_stack_parser(subparsers) -> None:
     """`mqk stack`: entry point `stack` of the group `mqk.commands`."""
-    p = subparsers.add_parser("stack", help="the native local stack: Kafka (KRaft) + Redis")
+    p = subparsers.add_parser(
+        "stack",
+        help="the native local stack: Kafka (KRaft) + Redis",
+        description="The native local stack: Kafka (KRaft) + Redis. With --cluster NAME, "
+        "up/down/status/env act on one more single-node Kafka cluster called NAME "
+        "(127.0.0.1:39092 for the first, its data under run/clusters/NAME), for a second "
+        "queue manager on another Kafka cluster; it shares the stack's Redis (every key "
+        "carries its queue manager's name). A plain `down` stops it too.",
+    )
     p.add_argument("action", choices=["up", "down", "status", "env"])
     p.add_argument("--wipe", action="store_true", help="with down: delete broker and Redis data")
     p.add_argument(
@@ -67,5 +97,12 @@ def add_stack_parser(subparsers) -> None:
         default=1,
         help="with up: Kafka as a replicated cluster of this many KRaft nodes "
         "(3: RF 3, min.insync.replicas 2)",
+    )
+    p.add_argument(
+        "--cluster",
+        metavar="NAME",
+        type=_cluster_name,
+        help="act on the extra single-node Kafka cluster NAME (a second cluster for "
+        "channels between clusters) instead of the stack",
     )
     p.set_defaults(func=reporting_start_errors(_stack))

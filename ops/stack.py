@@ -6,6 +6,12 @@ recorded there, and only if their command line is still ours.
 `up --brokers N` (N > 1) makes the stack's Kafka a replicated cluster of N nodes
 (ops/cluster.py: RF N, min.insync.replicas N-1, on the cluster ports 29092...) instead of
 the single node; `env` then names the cluster's bootstrap servers.
+
+`up --cluster NAME` starts one more, separate single-node cluster called NAME (ops/named.py:
+ports 39092/39093 for the first, its files under run/clusters/NAME), for a second queue
+manager on another Kafka cluster; it shares the stack's Redis. `env --cluster NAME`
+names its bootstrap, `down --cluster NAME` stops it alone, and a plain `down` stops it
+with the rest.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from adapter import config
-from ops import cluster, kafka, procs, redis
+from ops import cluster, kafka, named, procs, redis
 
 
 @dataclass
@@ -30,6 +36,7 @@ class StackState:
     external: dict[str, str] = field(default_factory=dict)
     cluster_pids: list[int] = field(default_factory=list)  # up --brokers N: node i's pid
     cluster_bootstrap: str = ""
+    clusters: dict[str, dict] = field(default_factory=dict)  # up --cluster NAME: named.Named
 
 
 def run_dir() -> Path:
@@ -56,6 +63,8 @@ def _save(state: StackState) -> None:
     record = asdict(state)
     if not state.cluster_pids:  # unused: left out, so an older mqk still reads the file
         del record["cluster_pids"], record["cluster_bootstrap"]
+    if not state.clusters:  # likewise
+        del record["clusters"]
     _state_file().write_text(json.dumps(record, indent=2))
 
 
@@ -77,6 +86,50 @@ def _up_cluster(state: StackState, brokers: int, log) -> None:
         f"kafka: {brokers}-node cluster started (pids {state.cluster_pids}) at "
         f"{state.cluster_bootstrap}: RF {brokers}, min.insync.replicas {max(1, brokers - 1)}"
     )
+
+
+def _named(state: StackState) -> dict[str, named.Named]:
+    return {name: named.Named.from_json(raw) for name, raw in state.clusters.items()}
+
+
+def up_cluster(name: str, log=print) -> str:
+    """Start named cluster `name` unless it runs (the stack's own servers are left
+    alone); its bootstrap servers."""
+    state = load()
+    recorded = _named(state)
+    node = recorded.get(named.check_name(name))
+    if node is not None and node.alive():
+        log(f"kafka {name}: already running (pid {node.pid}) at {node.bootstrap}")
+        return node.bootstrap
+    slot = node.slot if node is not None else named.free_slot(recorded)
+    node = named.start(run_dir(), name, slot)
+    state = load()  # re-read: the start took seconds
+    state.clusters[name] = node.to_json()
+    _save(state)
+    log(f"kafka {name}: started (pid {node.pid}) at {node.bootstrap}")
+    return node.bootstrap
+
+
+def down_cluster(name: str, wipe: bool = False, log=print) -> None:
+    """Stop named cluster `name` (nothing else); `wipe` deletes its data."""
+    state = load()
+    node = _named(state).get(named.check_name(name))
+    if node is not None and named.stop(node):
+        log(f"kafka {name}: stopped (pid {node.pid})")
+    else:
+        log(f"kafka {name}: not running")
+    state = load()
+    state.clusters.pop(name, None)
+    _save(state)
+    if wipe:
+        shutil.rmtree(named.cluster_dir(run_dir(), name), ignore_errors=True)
+        log(f"wiped cluster {name}'s data")
+
+
+def cluster_bootstrap(name: str) -> str | None:
+    """The bootstrap servers of named cluster `name` if it runs."""
+    node = _named(load()).get(name)
+    return node.bootstrap if node is not None and node.alive() else None
 
 
 def up(log=print, brokers: int = 1) -> StackState:
@@ -143,6 +196,11 @@ def down(wipe: bool = False, log=print, only: Iterable[str] = ("kafka", "redis")
         cluster.stop(state.cluster_pids)
         log(f"kafka: cluster stopped (pids {state.cluster_pids})")
         state.cluster_pids, state.cluster_bootstrap = [], ""
+    if "kafka" in only:
+        for name, node in _named(state).items():
+            if named.stop(node):
+                log(f"kafka {name}: stopped (pid {node.pid})")
+        state.clusters = {}
     _save(state)
     if wipe:
         for sub in (
@@ -153,6 +211,7 @@ def down(wipe: bool = False, log=print, only: Iterable[str] = ("kafka", "redis")
             "cluster3",
             "cluster4",
             "cluster5",
+            "clusters",
         ):
             target = run_dir() / sub
             if target.is_dir():
@@ -176,13 +235,23 @@ def status() -> dict[str, dict]:
             "running": _cluster_alive(state),
             "endpoint": state.cluster_bootstrap,
         }
+    for name, node in _named(state).items():
+        out[f"kafka:{name}"] = {
+            "pid": node.pid,
+            "running": node.alive(),
+            "endpoint": node.bootstrap,
+        }
     return out
 
 
-def env_lines() -> list[str]:
-    """Exports for the running stack, for `eval "$(mqk stack env)"`."""
+def env_lines(cluster_name: str | None = None) -> list[str]:
+    """Exports for the running stack, for `eval "$(mqk stack env)"`; with `cluster_name`,
+    the Kafka bootstrap of that named cluster instead (nothing if it is not running)."""
     state = load()
     lines = []
+    if cluster_name is not None:
+        bootstrap = cluster_bootstrap(cluster_name)
+        return [f"export {config.KAFKA_BOOTSTRAP_ENV}={bootstrap}"] if bootstrap else []
     if _cluster_alive(state):
         lines.append(f"export {config.KAFKA_BOOTSTRAP_ENV}={state.cluster_bootstrap}")
     elif procs.alive(state.kafka_pid, kafka.MARKER):

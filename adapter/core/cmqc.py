@@ -928,3 +928,13 @@ MQ_DATE_LENGTH = 12
 MQ_TIME_LENGTH = 8
 MQRC_FORMAT_ERROR = 2110
 MQRC_JMS_FORMAT_ERROR = 2364
+
+# Channels (cmqc.h): the lengths of channel attributes and the object types of
+# Inquire Channel Status's ChannelInstanceType (current / saved status).
+MQ_CHANNEL_NAME_LENGTH = 20
+MQ_CHANNEL_DESC_LENGTH = 64
+MQ_CONN_NAME_LENGTH = 264
+MQ_LUWID_LENGTH = 16
+MQ_APPL_TAG_LENGTH = 28
+MQOT_CURRENT_CHANNEL = 1011
+MQOT_SAVED_CHANNEL = 1012

@@ -1593,3 +1593,7 @@ MQPO_YES = 1
 MQPO_NO = 0
 MQRP_YES = 1
 MQRP_NO = 0
+
+# Resolve Channel's InDoubt (MQIACH_IN_DOUBT) values.
+MQIDO_COMMIT = 1
+MQIDO_BACKOUT = 2

@@ -97,6 +97,13 @@ _STATUS_LENGTHS = {
 }
 
 
+# Commands the layers above add (adapter/tools/pcfchannel.py: the channel commands, which
+# this face may not import): command -> handler(connection, request). A command that is
+# neither here nor in Server.commands answers MQRCCF_CFH_COMMAND_ERROR.
+Extension = Callable[["AdminConnection", Request], list[Values]]
+EXTENSIONS: dict[int, Extension] = {}
+
+
 class Server:
     """Runs PCF commands on the pymqi connection `qm`."""
 
@@ -118,11 +125,12 @@ class Server:
     def run(self, command: int, params: tuple[pcf.Param, ...]) -> list[Values]:
         """The responses' parameters; CommandError, or MQMIError from the engine."""
         handler = self.commands.get(command)
-        if handler is None:
+        extension = EXTENSIONS.get(command)
+        if handler is None and extension is None:
             raise CommandError(F.MQRCCF_CFH_COMMAND_ERROR)
         request = Request(params)
         try:
-            return handler(request)
+            return handler(request) if handler is not None else extension(self.qm, request)
         except ValueError:  # a combination define_queue / alter_queue refuses
             raise CommandError(F.MQRCCF_ATTR_VALUE_ERROR) from None
 

@@ -189,13 +189,28 @@ class QueueReader:
             positions = self.consumer.position(
                 [TopicPartition(tp.topic, tp.partition) for tp in want]
             )
-            want = [tp for tp, pos in zip(want, positions, strict=True) if pos.offset < tp.offset]
+            want = [
+                tp for tp, pos in zip(want, positions, strict=True) if self._next(pos) < tp.offset
+            ]
             if not want:
                 break
             if self.clock.monotonic() > deadline:
                 return False
             self.pump(0.005)
         return True
+
+    def _next(self, pos: TopicPartition) -> int:
+        """The next offset this reader will read in `pos`'s lane. The consumer's position
+        passes transaction markers, but stays OFFSET_INVALID (-1001) on a partition
+        assigned at its end (every message consumed: the lane's low mark is its end)
+        until something is fetched there; then the reader's own position (the assigned
+        offset, or past the last record read) says where it stands. Without this, a
+        reader whose lanes were all consumed waited out catch_up's whole timeout on
+        every get (a channel agent restarted after its high priorities were sent moved
+        one message a second)."""
+        if pos.offset >= 0:
+            return pos.offset
+        return self.position.get(lane(self._topic_prio[pos.topic], pos.partition), 0)
 
     def take_back(self, item: Item, env: dict[str, Any]) -> None:
         """A message this reader's handle got under syncpoint is on the queue again

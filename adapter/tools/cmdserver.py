@@ -51,7 +51,9 @@ from adapter.core import pcf
 from adapter.core.dlh import DeadLetterHeader
 from adapter.core.pcfcommand import failure
 from adapter.pymqi import pcfserver
+from adapter.tools import pcfchannel
 
+pcfchannel.register()  # the channel commands too (the face cannot import them)
 log = logging.getLogger("mqk.tools.cmdserver")
 C = pymqi.CMQC
 CONTROL_FORMAT = b"MQKCSV  "

@@ -43,6 +43,9 @@ ATTRIBUTES = {
     "XMITQ": ("xmit_q_name", "str"),
 }
 _STATUS_BRIEF = ("CONNAME", "CURRENT", "RQMNAME", "STATUS", "SUBSTATE", "XMITQ")
+# SAVED: the common status, beside the channel's name, CONNAME and XMITQ.
+_STATUS_SAVED = {"CONNAME", "CURLUWID", "CURMSGS", "CURSEQNO", "INDOUBT", "LSTLUWID",
+                 "LSTSEQNO", "STATUS", "XMITQ"}  # fmt: skip
 _STATUS_ALL = ("BATCHES", "BATCHSZ", "CURLUWID", "CURMSGS", "CURSEQNO", "INDOUBT",
                "LSTLUWID", "LSTSEQNO", "MSGS", "NPMSPEED", "STOPREQ")  # fmt: skip
 
@@ -191,20 +194,34 @@ def _status_items(cdef: ChannelDef, st: S.ChannelStatus, stop: bool) -> dict[str
 
 
 def display_chstatus(proc: Any, cmd: Command) -> None:
-    asked = [p.keyword for p in cmd.params if p.keyword not in ("ALL", "CURRENT", "CHLTYPE")]
+    """DISPLAY CHSTATUS [CURRENT | SAVED]. SAVED shows the common status only (CHLTYPE,
+    CURLUWID, CURMSGS, CURSEQNO, INDOUBT, LSTLUWID, LSTSEQNO, STATUS, beside CHANNEL,
+    CONNAME and XMITQ; current-only keywords asked are left out), and only for a channel
+    that moved a batch: "saved status does not apply until at least one batch of
+    messages has been transmitted" (https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=objects-displaying-channel-status).
+    mqk keeps one status record, written at each batch's end and when the channel
+    stops (what MQ saves), so SAVED reads its common fields."""
+    keywords = cmd.keywords()
+    saved = "SAVED" in keywords
+    if saved and "CURRENT" in keywords:
+        raise MQSCSyntaxError(cmd.text, "CURRENT and SAVED together")
+    skip = ("ALL", "CURRENT", "SAVED", "CHLTYPE")
+    asked = [p.keyword for p in cmd.params if p.keyword not in skip]
     for kw in asked:
         if kw not in _STATUS_BRIEF + _STATUS_ALL:
             raise CommandError(f"mqk: {kw} is not supported by mqk.")
-    every = "ALL" in cmd.keywords()
+    every = "ALL" in keywords
     store = proc.qm.get_handle().store
     found = 0
     for name in _names(proc, cmd.name or ""):
         cdef = channels(proc.qm).lookup(name)
         st = S.read(store, name)
-        if cdef is None or st is None:
+        if cdef is None or st is None or (saved and st.last_luwid == S.NO_LUWID):
             continue
         found += 1
         shown = set(_STATUS_BRIEF) | set(asked) | (set(_STATUS_ALL) if every else set())
+        if saved:
+            shown &= _STATUS_SAVED
         if not cdef.is_sender:
             shown.discard("XMITQ")
         rendered = _status_items(cdef, st, store.channel_stop_requested(name))

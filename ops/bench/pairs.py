@@ -1,4 +1,4 @@
-"""(9) Persistent put+get pairs per second: one putter process and one getter process on
+"""(11) Persistent put+get pairs per second: one putter process and one getter process on
 one queue, 1 KiB persistent messages, sync MQPUTs and destructive MQGETs outside
 syncpoint, the measure IBM's performance reports give per core (its MQ 9.3 report:
 about 5,300 persistent round trips a second per core). The raw side is the same shape
@@ -122,7 +122,7 @@ def run(cfg: BenchConfig, bootstrap: str, log=print) -> list[Row]:
         value, raw = paired(mq_run, raw_run, cfg.repeats)
     row = Row(
         pair="persistent put+get pairs/s, 1 KiB, one putter and one getter process",
-        section="9 pairs",
+        section="11 pairs",
         unit="pairs/s",
         value=value,
         raw=raw,

@@ -181,7 +181,7 @@ def markdown(rows: list[Row], info: RunInfo, pngs: list[Path]) -> str:
         "same topic settings and counts; the ratio column is Python raw / Java. Short runs "
         "count the JVM's start-up and JIT warm-up, and the tools share two cores with the "
         "broker (itself a JVM), so here they need not be the faster client.",
-        "- (9) One putter process and one getter process on one queue: persistent 1 KiB, "
+        "- (11) One putter process and one getter process on one queue: persistent 1 KiB, "
         "sync MQPUTs, destructive MQGETs outside syncpoint; pairs/s from the first put to "
         "the last get, vs a producer process awaiting each delivery and a consumer process. "
         "The target is IBM MQ's persistent round trips per core (about 5,300/s in its MQ "

@@ -30,6 +30,7 @@ class BenchConfig:
     java_records: dict[int, int] = field(default_factory=dict)
     profile_messages: int = 3000
     pair_count: int = 2000  # (9) put+get pairs per run
+    channel_messages: int = 2000  # per run of the channel pair (persistent, 1 KiB)
     settle_s: float = 30.0  # before each section: wait up to this long for idle CPUs
 
 
@@ -51,6 +52,7 @@ MODES: dict[str, BenchConfig] = {
         java_records={KIB: 2000, 64 * KIB: 100},
         profile_messages=200,
         pair_count=200,
+        channel_messages=200,
         settle_s=2.0,
     ),
     "quick": BenchConfig(
@@ -84,6 +86,7 @@ MODES: dict[str, BenchConfig] = {
         java_records={KIB: 1_000_000, 64 * KIB: 20_000},
         profile_messages=10_000,
         pair_count=10_000,
+        channel_messages=10_000,
         settle_s=60.0,
     ),
 }

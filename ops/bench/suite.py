@@ -12,6 +12,7 @@ from pathlib import Path
 from adapter import config
 from ops.bench import (
     bigmsg,
+    channel,
     costs,
     gets,
     javatools,
@@ -41,7 +42,8 @@ SECTIONS: dict[str, tuple[str, Callable[..., list[Row]]]] = {
     "spark": ("6 spark", spark.run),
     "java": ("7 ceiling", javatools.run),
     "props": ("8 properties", props.run),
-    "pairs": ("9 pairs", pairs.run),
+    "pairs": ("11 pairs", pairs.run),
+    "channel": (channel.SECTION, channel.run),  # two Kafka clusters (issue 17)
     "costs": (costs.SECTION, costs.run),  # per-call floors behind the missed 1 KiB ratios
 }
 

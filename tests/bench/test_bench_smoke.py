@@ -15,7 +15,8 @@ pytestmark = pytest.mark.integration
 # Rows per section: (1) 2 sizes x 2 persistences x 2 responses, (2) 2 sizes x 2 kinds,
 # (3) 3 group cases + 2 for the big message, (4) 2 batch sizes + the larger with
 # MQOO_READ_AHEAD, (5) 3 percentiles x 2 rates, (6) rate + latency, (7) 2 sizes x
-# produce/consume, (costs) put, call shape, encode, decode, Redis call.
+# produce/consume, (costs) put, call shape, encode, decode, Redis call, (9) the channel
+# between two clusters (the second one started by the launcher).
 EXPECTED = {
     "1 put": 8,
     "2 get": 4,
@@ -26,6 +27,7 @@ EXPECTED = {
     "6 spark": 2,
     "7 ceiling": 4,
     "costs": 5,
+    "9 channel": 1,
 }
 
 

@@ -19,14 +19,16 @@ def test_an_out_of_memory_state_store_gives_2102_then_recovers(qmgr, monkeypatch
     qmgr.define_queue("Q.OOM")
     q = pymqi.Queue(qmgr, "Q.OOM", C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
     q.put(b"kept")
-    real_claim = MemoryQueueState.claim
+    real_claim, real_lock_many = MemoryQueueState.claim, MemoryQueueState.lock_many
 
     def refused(*args, **kwargs):
         raise redis.exceptions.OutOfMemoryError(
             "command not allowed when used memory > 'maxmemory'"
         )
 
+    # A get claims one message, or, in a burst, leases a run (shim/getlease.py).
     monkeypatch.setattr(MemoryQueueState, "claim", refused)
+    monkeypatch.setattr(MemoryQueueState, "lock_many", refused)
     before = failures.resource_problems["Queue.get"]
     for options in (C.MQGMO_NO_SYNCPOINT, C.MQGMO_SYNCPOINT):
         with pytest.raises(pymqi.MQMIError) as exc:
@@ -37,4 +39,5 @@ def test_an_out_of_memory_state_store_gives_2102_then_recovers(qmgr, monkeypatch
         qmgr.commit()
     assert exc.value.reason == C.MQRC_BACKED_OUT
     monkeypatch.setattr(MemoryQueueState, "claim", real_claim)
+    monkeypatch.setattr(MemoryQueueState, "lock_many", real_lock_many)
     assert q.get() == b"kept"
