@@ -16,6 +16,7 @@ import logging
 import os
 import uuid
 import weakref
+from typing import Any
 
 import redis
 from confluent_kafka import KafkaException
@@ -370,10 +371,22 @@ class Connection:
         return self.pubsub.subscribe(req, queue, self.open)
 
     def define_topic(
-        self, name: str, topic_string: str, description: str = "", *, replace: bool = False
+        self,
+        name: str,
+        topic_string: str,
+        description: str = "",
+        *,
+        replace: bool = False,
+        **attributes: Any,
     ) -> TopicDef:
-        """DEFINE TOPIC(name) TOPICSTR(topic_string) DESCR(description)."""
-        return self.pubsub.topics.define(TopicDef(name, topic_string, description), replace)
+        """DEFINE TOPIC(name) TOPICSTR(topic_string) DESCR(description) and the topic
+        attributes by TopicDef field (core/topicattrs.py)."""
+        tdef = TopicDef(name, topic_string, description, attributes)
+        return self.pubsub.topics.define(tdef, replace)
+
+    def alter_topic(self, name: str, description: str | None = None, **attributes: Any) -> TopicDef:
+        """ALTER TOPIC(name): the description and attributes given."""
+        return self.pubsub.topics.alter(name, description, **attributes)
 
     def delete_topic(self, name: str) -> None:
         self.pubsub.topics.delete(name)

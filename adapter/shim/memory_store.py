@@ -76,12 +76,14 @@ class _QueueData:
 
 @dataclass
 class _PubSubData:
-    """The memory twin of redis_store's `subs`, `subs.owner`, `subs.version`, `retained`."""
+    """The memory twin of redis_store's `subs`, `subs.owner`, `subs.version`, `retained`,
+    `topics.version`."""
 
     subs: dict[str, bytes] = field(default_factory=dict)
     owners: dict[str, tuple[str, int]] = field(default_factory=dict)
     version: int | None = None
     retained: dict[str, bytes] = field(default_factory=dict)
+    topics_version: int | None = None
 
 
 class MemoryServer:
@@ -854,3 +856,13 @@ class MemoryPubSubState:
                 d.retained.pop(topic, None)
             else:
                 d.retained[topic] = bytes(envelope)
+
+    def topics_version(self) -> str | None:
+        with self.store.server.lock:  # RedisStore: the client-tracking cache
+            v = self._data().topics_version
+            return None if v is None else str(v)
+
+    def bump_topics_version(self) -> None:
+        with self.store._call():
+            d = self._data()
+            d.topics_version = (d.topics_version or 0) + 1

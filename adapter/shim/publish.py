@@ -11,8 +11,11 @@ syncpoint it is the caller's unit of work and everything appears at MQCMIT. Each
 matching subscription therefore gets each publication exactly once, in the order of
 the publisher's puts.
 
-The publication goes through the MQPUT rules once (shim/put.py, against the topic's
-attributes: SYSTEM.BASE.TOPIC's DEFPSIST(NO), DEFPRTY(0), the queue manager's MAXMSGL);
+The publication goes through the MQPUT rules once (shim/put.py, against the topic
+string's attributes resolved through the topic tree, shim/topics.py: PUB(DISABLED) is
+MQRC_PUT_INHIBITED, DEFPSIST / DEFPRTY / DEFPRESP are what MQPER_PERSISTENCE_AS_TOPIC_DEF,
+MQPRI_PRIORITY_AS_TOPIC_DEF and MQPMO_RESPONSE_AS_TOPIC_DEF take; the queue manager's
+MAXMSGL); a wildcard subscription kept off by a WILDCARD(BLOCK) topic object gets none;
 each copy is the stored envelope with its own MsgId, the subscription's CorrelId, its
 PubPriority, and the properties MQ adds ("Publish/subscribe message properties":
 MQTopicString, MQSubUserData when the subscription has user data, MQIsRetained on a
@@ -44,6 +47,7 @@ from adapter.core import cmqc as C
 from adapter.core import propwire
 from adapter.core.calls import PutRequest, PutResult
 from adapter.core.errors import MQMIError, fail
+from adapter.core.topicattrs import Effective, blocked
 from adapter.core.topicstring import Wildcard, matches
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
@@ -53,6 +57,7 @@ from adapter.shim.records import Record
 from adapter.shim.selection import message_lookup
 from adapter.shim.services import Services
 from adapter.shim.subscriptions import SubDef, Subscriptions
+from adapter.shim.topics import TopicObjects
 from adapter.shim.uow import UnitsOfWork
 
 log = logging.getLogger("mqk.shim.publish")
@@ -63,7 +68,6 @@ BASE_TOPIC = "SYSTEM.BASE.TOPIC"
 _PUB_ONLY = (
     C.MQPMO_RETAIN | C.MQPMO_WARN_IF_NO_SUBS_MATCHED | C.MQPMO_NOT_OWN_SUBS | C.MQPMO_SCOPE_QMGR
 )
-_TOPIC_ATTRS = {"def_persistence": C.MQPER_NOT_PERSISTENT, "def_priority": 0}
 
 
 class _NoDepth:
@@ -104,9 +108,10 @@ class Publisher:
     """A connection's publishing side: the subscriptions it matches against and the
     transactional producer of its publications outside syncpoint."""
 
-    def __init__(self, svc: Services, subs: Subscriptions) -> None:
+    def __init__(self, svc: Services, subs: Subscriptions, topics: TopicObjects) -> None:
         self.svc = svc
         self.subs = subs
+        self.topics = topics
         self.state = svc.store.pubsub()
         self._txn: UnitsOfWork | None = None
         self._pub_topic = naming.pub_topic(svc.qmgr)
@@ -159,14 +164,17 @@ class Publisher:
             )
             self._topics_made = True
 
-    def topic_def(self) -> QueueDef:
-        """The topic's attributes as the MQPUT rules read them (SYSTEM.BASE.TOPIC)."""
+    def topic_def(self, eff: Effective) -> QueueDef:
+        """The topic string's attributes (`eff`) as the MQPUT rules read them."""
         qm = self.svc.qmgr_def()
         return QueueDef(
             name=BASE_TOPIC,
             max_msg_length=qm.max_msg_length,
             max_depth=999_999_999,
-            **_TOPIC_ATTRS,
+            def_persistence=int(eff["def_persistence"]),
+            def_priority=int(eff["def_priority"]),
+            def_put_response=int(eff["def_put_response"]),
+            put_inhibited=eff.pub_inhibited,
         )
 
     # -- fan-out -----------------------------------------------------------------------
@@ -177,13 +185,15 @@ class Publisher:
         *,
         retained: bool = False,
         skip: frozenset[str] | set[str] = frozenset(),
+        blocks: tuple[str, ...] = (),
     ) -> tuple[dict[str, list[Record]], int]:
         """Every matching subscription's copy of the publication's pieces, by queue,
-        and how many subscriptions matched (`skip`: keys not to deliver to)."""
+        and how many subscriptions matched (`skip`: keys not to deliver to; `blocks`:
+        the WILDCARD(BLOCK) topic strings at or above `topic`)."""
         by_queue: dict[str, list[Record]] = {}
         matched = 0
         for sd in self.subs.matching(topic):
-            if sd.key in skip:
+            if sd.key in skip or blocked(sd.topic, Wildcard(sd.wildcard), blocks):
                 continue
             if sd.on_request:
                 matched += 1
@@ -261,6 +271,8 @@ class Publisher:
             ]
         n = 0
         for topic, value in found:
+            if blocked(sd.topic, wildcard, self.topics.effective(topic).blocks):
+                continue
             got = self._copy_for(sd, topic, [codec.decode(value)], retained=True)
             if got:
                 self.svc.pump.send_sync(sd.queue, got)
@@ -285,7 +297,8 @@ class TopicHandle:
         self.hobj, self.handle_id = svc.new_handle_id()
         self.closed = False
         publisher.ensure_topics()
-        self.putter = Putter(svc, publisher.topic_def(), C.MQOO_OUTPUT, _NoDepth())  # type: ignore[arg-type]
+        qdef = publisher.topic_def(publisher.topics.effective(topic))
+        self.putter = Putter(svc, qdef, C.MQOO_OUTPUT, _NoDepth())  # type: ignore[arg-type]
         svc.handles[self.hobj] = self
 
     def __index__(self) -> int:
@@ -308,15 +321,20 @@ class TopicHandle:
             svc.txn.check_room(svc.qmgr_def().max_uncommitted_msgs)
         built: list[Record] = []
         inner = replace(req, options=opts & ~(_PUB_ONLY | C.MQPMO_SYNCPOINT))
-        self.putter.qdef = self.publisher.topic_def()  # MAXMSGL as the queue manager's now
+        # The topic's attributes now (an ALTER TOPIC applies to open handles, as an
+        # ALTER QLOCAL does), MAXMSGL as the queue manager's now.
+        eff = self.publisher.topics.effective(self.topic)
+        self.putter.qdef = self.publisher.topic_def(eff)
         result = self.putter.put(inner, payload, put1=put1, deliver=built.extend)
+        if not built:  # refused, as an asynchronous put is (PUB(DISABLED), DEFPRESP(ASYNC))
+            return result
         envs = [codec.decode(value) for _t, _k, value, _h in built]
         if opts & C.MQPMO_SUPPRESS_REPLYTO:  # the copies name no reply-to queue
             for env in envs:
                 env["ReplyToQ"] = env["ReplyToQMgr"] = ""
         # MQPMO_NOT_OWN_SUBS: none to the subscriptions this connection holds.
         skip = set(self.publisher.subs.held) if opts & C.MQPMO_NOT_OWN_SUBS else frozenset()
-        by_queue, matched = self.publisher.copies(self.topic, envs, skip=skip)
+        by_queue, matched = self.publisher.copies(self.topic, envs, skip=skip, blocks=eff.blocks)
         own = [self._own_record(value, headers) for _t, _k, value, headers in built]
         retain = bool(opts & C.MQPMO_RETAIN)
         if retain:

@@ -33,8 +33,8 @@ class PubSub:
     def __init__(self, svc: Services) -> None:
         self.svc = svc
         self.subs = Subscriptions(svc.qmgr, svc.store, svc.catalog, svc.clock)
-        self.publisher = Publisher(svc, self.subs)
         self.topics = TopicObjects(svc.catalog, svc.store)
+        self.publisher = Publisher(svc, self.subs, self.topics)
 
     def resolve_topic(self, object_name: str, object_string: str) -> str:
         """The full topic string of an MQOD / MQSD (core/topicstring.combine): 2085 for a

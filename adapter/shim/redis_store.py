@@ -36,7 +36,9 @@ subscription key -> `owner|lease_until_ms`: the handle that has it open, which k
 non-durable one alive and makes a durable one in use, 2429), `mqk:{QM}:subs.version`
 (counter bumped by every change of `subs`, read through the client-tracking cache so a
 publisher learns of a new subscription at no round trip) and `mqk:{QM}:retained` (hash
-topic string -> the retained publication's envelope).
+topic string -> the retained publication's envelope); `mqk:{QM}:topics.version` (counter
+bumped by every DEFINE / ALTER / DELETE TOPIC, read through the client-tracking cache:
+the publishers' topic tree, shim/topics.py).
 A candidate is spelled `priority.partition:offset` (store.encode); the scripts parse it.
 
 Definition marks and the run state are read on every MQPUT and MQGET, so they are
@@ -476,11 +478,11 @@ def status_key(qmgr: str) -> str:
 
 
 def pubsub_key(qmgr: str, part: str) -> str:
-    """`subs`, `subs.owner`, `subs.version`, `retained` of a queue manager."""
+    """`subs`, `subs.owner`, `subs.version`, `retained`, `topics.version` of a queue manager."""
     return f"mqk:{{{qmgr}}}:{part}"
 
 
-_PUBSUB_PARTS = ("subs", "subs.owner", "subs.version", "retained")
+_PUBSUB_PARTS = ("subs", "subs.owner", "subs.version", "retained", "topics.version")
 
 # KEYS: subs.owner; ARGV: key, owner, now, until. 1: taken (free, expired or ours).
 _SUB_LEASE = """
@@ -972,6 +974,7 @@ class RedisPubSubState:
         self._owner = pubsub_key(store.qmgr, "subs.owner")
         self._version = pubsub_key(store.qmgr, "subs.version")
         self._retained = pubsub_key(store.qmgr, "retained")
+        self._topics_version = pubsub_key(store.qmgr, "topics.version")
 
     def subs_all(self) -> dict[str, bytes]:
         raw = self.store._transient(self.r.hgetall)(self._subs)
@@ -1030,6 +1033,14 @@ class RedisPubSubState:
             self.r.hdel(self._retained, topic)
         else:
             self.r.hset(self._retained, topic, envelope)
+
+    def topics_version(self) -> str | None:
+        raw = self.store.marks.get(self._topics_version)
+        return None if raw is None else raw.decode()
+
+    def bump_topics_version(self) -> None:
+        self.r.incr(self._topics_version)
+        self.r.ping()  # the invalidations are out before this returns (set_definition)
 
 
 _SCRIPTS = {

@@ -368,6 +368,16 @@ class PubSubState(Protocol):
 
     def retained_put(self, topic: str, envelope: bytes | None) -> None: ...
 
+    # Topic objects' version (shim/topics.py): the publishers' cached topic tree.
+    def topics_version(self) -> str | None:
+        """Changes with every bump_topics_version; None when never set (or lost). Read
+        on every publication, so it costs no round trip while unchanged."""
+        ...
+
+    def bump_topics_version(self) -> None:
+        """A topic object was defined, altered or deleted."""
+        ...
+
 
 class StateStore(Protocol):
     """A queue manager's state: per-queue state and the catalog cache."""
