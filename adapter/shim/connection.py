@@ -58,6 +58,7 @@ from adapter.shim.redis_store import RedisStore
 from adapter.shim.runstate import RunStateView
 from adapter.shim.services import Services
 from adapter.shim.store import NoEpochError, QueueState, StateStore
+from adapter.shim.subadmin import SubAdmin
 from adapter.shim.subscribe import SubscriptionHandle
 from adapter.shim.topics import TopicDef
 from adapter.shim.uow import UnitsOfWork
@@ -154,6 +155,7 @@ class Connection:
             self.run,
         )
         self.pubsub = PubSub(self.services)
+        self.subadmin = SubAdmin(self.pubsub, self.open)  # DEFINE / DISPLAY SUB, TPSTATUS
         self.subs = self.pubsub.subs
         self.user = DEFAULT_CONTEXT["UserIdentifier"]
         self.may_set_context = config.context_authority(self.user)
@@ -198,6 +200,7 @@ class Connection:
             # Ending immediately: its locks are no longer kept (the unit of work is
             # backed out at the next call, or by their leases running out).
             self.txn.renew()
+        self.pubsub.publisher.counts.flush_if_due()  # DISPLAY SBSTATUS / TPSTATUS counters
         now = self.clock.monotonic()
         if now - self._renewed_at >= config.OPEN_LEASE_MS / 3000:
             self._renewed_at = now

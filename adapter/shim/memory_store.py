@@ -77,13 +77,15 @@ class _QueueData:
 @dataclass
 class _PubSubData:
     """The memory twin of redis_store's `subs`, `subs.owner`, `subs.version`, `retained`,
-    `topics.version`."""
+    `topics.version`, `subs.stats`, `topics.stats`."""
 
     subs: dict[str, bytes] = field(default_factory=dict)
     owners: dict[str, tuple[str, int]] = field(default_factory=dict)
     version: int | None = None
     retained: dict[str, bytes] = field(default_factory=dict)
     topics_version: int | None = None
+    sub_stats: dict[str, list[int]] = field(default_factory=dict)
+    topic_stats: dict[str, list[int]] = field(default_factory=dict)
 
 
 class MemoryServer:
@@ -805,6 +807,7 @@ class MemoryPubSubState:
             d = self._data()
             d.subs.pop(key, None)
             d.owners.pop(key, None)
+            d.sub_stats.pop(key, None)
             d.version = (d.version or 0) + 1
 
     def version(self) -> str | None:
@@ -866,3 +869,20 @@ class MemoryPubSubState:
         with self.store._call():
             d = self._data()
             d.topics_version = (d.topics_version or 0) + 1
+
+    def add_pub_counts(
+        self, subs: dict[str, tuple[int, int]], topics: dict[str, tuple[int, int]]
+    ) -> None:
+        with self.store._call():
+            d = self._data()
+            for stats, items in ((d.sub_stats, subs), (d.topic_stats, topics)):
+                for name, (count, last) in items.items():
+                    slot = stats.setdefault(name, [0, 0])
+                    slot[0] += count
+                    slot[1] = max(slot[1], last)
+
+    def pub_counts(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+        with self.store._call_retried():
+            d = self._data()
+            subs = {k: (v[0], v[1]) for k, v in d.sub_stats.items()}
+            return subs, {k: (v[0], v[1]) for k, v in d.topic_stats.items()}

@@ -52,6 +52,7 @@ from adapter.core.topicstring import Wildcard, matches
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
 from adapter.shim.log import TopicSpec, read_range
+from adapter.shim.pubstats import PubCounts
 from adapter.shim.put import Putter
 from adapter.shim.records import Record
 from adapter.shim.selection import message_lookup
@@ -117,6 +118,7 @@ class Publisher:
         self._pub_topic = naming.pub_topic(svc.qmgr)
         self._retained_topic = naming.retained_topic(svc.qmgr)
         self._topics_made = False
+        self.counts = PubCounts(self.state, svc.conn_id)
         subs.on_recover.append(self.restore_retained)
 
     def _own_txn(self) -> UnitsOfWork:
@@ -186,11 +188,13 @@ class Publisher:
         retained: bool = False,
         skip: frozenset[str] | set[str] = frozenset(),
         blocks: tuple[str, ...] = (),
-    ) -> tuple[dict[str, list[Record]], int]:
+    ) -> tuple[dict[str, list[Record]], list[str], int]:
         """Every matching subscription's copy of the publication's pieces, by queue,
-        and how many subscriptions matched (`skip`: keys not to deliver to; `blocks`:
-        the WILDCARD(BLOCK) topic strings at or above `topic`)."""
+        the keys of the subscriptions given a copy, and how many subscriptions matched
+        (`skip`: keys not to deliver to; `blocks`: the WILDCARD(BLOCK) topic strings at
+        or above `topic`)."""
         by_queue: dict[str, list[Record]] = {}
+        delivered: list[str] = []
         matched = 0
         for sd in self.subs.matching(topic):
             if sd.key in skip or blocked(sd.topic, Wildcard(sd.wildcard), blocks):
@@ -204,7 +208,8 @@ class Publisher:
             matched += 1
             if got:
                 by_queue.setdefault(sd.queue, []).extend(got)
-        return by_queue, matched
+                delivered.append(sd.key)
+        return by_queue, delivered, matched
 
     def _copy_for(
         self, sd: SubDef, topic: str, envs: list[dict[str, Any]], *, retained: bool
@@ -334,7 +339,9 @@ class TopicHandle:
                 env["ReplyToQ"] = env["ReplyToQMgr"] = ""
         # MQPMO_NOT_OWN_SUBS: none to the subscriptions this connection holds.
         skip = set(self.publisher.subs.held) if opts & C.MQPMO_NOT_OWN_SUBS else frozenset()
-        by_queue, matched = self.publisher.copies(self.topic, envs, skip=skip, blocks=eff.blocks)
+        by_queue, delivered, matched = self.publisher.copies(
+            self.topic, envs, skip=skip, blocks=eff.blocks
+        )
         own = [self._own_record(value, headers) for _t, _k, value, headers in built]
         retain = bool(opts & C.MQPMO_RETAIN)
         if retain:
@@ -342,9 +349,19 @@ class TopicHandle:
             # publication is not segmented unless the application segments it).
             _t, _k, value, headers = built[-1]
             own.append((naming.retained_topic(svc.qmgr), self.topic.encode(), value, headers))
-        # The store's cache of a retained publication follows the transaction's outcome.
-        after = partial(self.publisher.state.retained_put, self.topic, built[-1][2])
-        self.publisher.send(by_queue, own, in_uow, after if retain else None)
+        # The store's cache of a retained publication and the delivery counters follow
+        # the transaction's outcome.
+        counted = partial(
+            self.publisher.counts.published, self.topic, delivered, svc.clock.now_ms(), len(envs)
+        )
+        retained = partial(self.publisher.state.retained_put, self.topic, built[-1][2])
+
+        def committed() -> None:
+            if retain:
+                retained()
+            counted()
+
+        self.publisher.send(by_queue, own, in_uow, committed)
         if not matched and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED and result.warning is None:
             return PutResult(None, C.MQRC_NO_SUBS_MATCHED, result.properties)
         return result

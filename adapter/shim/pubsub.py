@@ -79,6 +79,10 @@ class PubSub:
     def end(self) -> None:
         """MQDISC and the end of the application: the non-durable subscriptions of the
         connection's open handles go, its durable ones are left free for a RESUME."""
+        try:
+            self.publisher.counts.flush()
+        except Exception:
+            log.warning("writing the delivery counters failed", exc_info=True)
         for handle in list(self.svc.handles.values()):
             if isinstance(handle, SubscriptionHandle) and not handle.closed:
                 try:

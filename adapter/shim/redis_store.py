@@ -38,7 +38,10 @@ non-durable one alive and makes a durable one in use, 2429), `mqk:{QM}:subs.vers
 publisher learns of a new subscription at no round trip) and `mqk:{QM}:retained` (hash
 topic string -> the retained publication's envelope); `mqk:{QM}:topics.version` (counter
 bumped by every DEFINE / ALTER / DELETE TOPIC, read through the client-tracking cache:
-the publishers' topic tree, shim/topics.py).
+the publishers' topic tree, shim/topics.py); `mqk:{QM}:subs.stats` / `topics.stats`
+(hashes `<key>|n` -> messages delivered, `<key>|t` -> the last one's time in ms, per
+subscription key / topic string: DISPLAY SBSTATUS / TPSTATUS, written in batches by
+shim/pubstats.py).
 A candidate is spelled `priority.partition:offset` (store.encode); the scripts parse it.
 
 Definition marks and the run state are read on every MQPUT and MQGET, so they are
@@ -482,7 +485,33 @@ def pubsub_key(qmgr: str, part: str) -> str:
     return f"mqk:{{{qmgr}}}:{part}"
 
 
-_PUBSUB_PARTS = ("subs", "subs.owner", "subs.version", "retained", "topics.version")
+_PUBSUB_PARTS = (
+    "subs",
+    "subs.owner",
+    "subs.version",
+    "retained",
+    "topics.version",
+    "subs.stats",
+    "topics.stats",
+)
+
+# KEYS: subs.stats, topics.stats; ARGV: n subs, then (key, count, last) per subscription,
+# then (topic, count, last) per topic string. Counters add, last times only move on.
+_PUB_COUNTS = """
+local n = tonumber(ARGV[1])
+local function add(hash, base)
+  local field = ARGV[base]
+  redis.call('HINCRBY', hash, field .. '|n', ARGV[base + 1])
+  local last = tonumber(redis.call('HGET', hash, field .. '|t') or '0')
+  if tonumber(ARGV[base + 2]) > last then
+    redis.call('HSET', hash, field .. '|t', ARGV[base + 2])
+  end
+end
+local i = 2
+for _ = 1, n do add(KEYS[1], i); i = i + 3 end
+while i <= #ARGV do add(KEYS[2], i); i = i + 3 end
+return 1
+"""
 
 # KEYS: subs.owner; ARGV: key, owner, now, until. 1: taken (free, expired or ours).
 _SUB_LEASE = """
@@ -975,6 +1004,8 @@ class RedisPubSubState:
         self._version = pubsub_key(store.qmgr, "subs.version")
         self._retained = pubsub_key(store.qmgr, "retained")
         self._topics_version = pubsub_key(store.qmgr, "topics.version")
+        self._sub_stats = pubsub_key(store.qmgr, "subs.stats")
+        self._topic_stats = pubsub_key(store.qmgr, "topics.stats")
 
     def subs_all(self) -> dict[str, bytes]:
         raw = self.store._transient(self.r.hgetall)(self._subs)
@@ -994,6 +1025,7 @@ class RedisPubSubState:
         with self.r.pipeline(transaction=True) as p:
             p.hdel(self._subs, key)
             p.hdel(self._owner, key)
+            p.hdel(self._sub_stats, f"{key}|n", f"{key}|t")
             p.incr(self._version)
             p.execute()
         self.r.ping()
@@ -1042,6 +1074,28 @@ class RedisPubSubState:
         self.r.incr(self._topics_version)
         self.r.ping()  # the invalidations are out before this returns (set_definition)
 
+    def add_pub_counts(
+        self, subs: dict[str, tuple[int, int]], topics: dict[str, tuple[int, int]]
+    ) -> None:
+        args: list = [len(subs)]
+        for items in (subs, topics):
+            for field, (count, last) in items.items():
+                args.extend((field, count, last))
+        keys = [self._sub_stats, self._topic_stats]
+        self.store.scripts["pub_counts"](keys=keys, args=args)
+
+    def pub_counts(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+        def read(hash_key: str) -> dict[str, tuple[int, int]]:
+            raw = self.store._transient(self.r.hgetall)(hash_key)
+            out: dict[str, list[int]] = {}
+            for k, v in raw.items():
+                field, _, part = k.decode().rpartition("|")
+                slot = out.setdefault(field, [0, 0])
+                slot[0 if part == "n" else 1] = int(v)
+            return {f: (c, t) for f, (c, t) in out.items()}
+
+        return read(self._sub_stats), read(self._topic_stats)
+
 
 _SCRIPTS = {
     "claim": _CLAIM,
@@ -1062,4 +1116,5 @@ _SCRIPTS = {
     "end_delete": _END_DELETE,
     "sub_lease": _SUB_LEASE,
     "sub_release": _SUB_RELEASE,
+    "pub_counts": _PUB_COUNTS,
 }

@@ -378,6 +378,20 @@ class PubSubState(Protocol):
         """A topic object was defined, altered or deleted."""
         ...
 
+    # Delivery counters (shim/pubstats.py): DISPLAY SBSTATUS NUMMSGS / LMSGDATE and
+    # DISPLAY TPSTATUS PUBCOUNT / LPUBDATE. Written in batches, never per publication.
+    def add_pub_counts(
+        self, subs: dict[str, tuple[int, int]], topics: dict[str, tuple[int, int]]
+    ) -> None:
+        """Add (count, last ms) to each subscription's and topic string's counters (the
+        last time kept when it is later)."""
+        ...
+
+    def pub_counts(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+        """(subscription key -> (messages, last ms), topic string -> (publications,
+        last ms))."""
+        ...
+
 
 class StateStore(Protocol):
     """A queue manager's state: per-queue state and the catalog cache."""

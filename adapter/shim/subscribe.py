@@ -139,14 +139,14 @@ def _node(topic: str, wildcard: Wildcard) -> str:
     return topic[:at].rpartition(SEPARATOR)[0]
 
 
-def _attributes(publisher: Publisher, topic: str, wildcard: Wildcard) -> Effective:
+def topic_attributes(publisher: Publisher, topic: str, wildcard: Wildcard) -> Effective:
     eff = publisher.topics.effective(_node(topic, wildcard))
     if eff.sub_inhibited:
         raise fail(C.MQRC_SUB_INHIBITED)
     return eff
 
 
-def _ensure_model(svc: Services, durable: bool, name: str) -> str:
+def ensure_model(svc: Services, durable: bool, name: str) -> str:
     """The model queue of a managed subscription: the system ones are defined at first
     use when absent (a queue manager has them from its creation); a model another
     MDURMDL / MNDURMDL names must exist (its MQOPEN says 2085)."""
@@ -224,7 +224,7 @@ def _access(
             publisher.deliver_retained(sd)
     else:
         sd = existing  # type: ignore[assignment]  # exists: access said so
-        _attributes(publisher, sd.topic, Wildcard(sd.wildcard))
+        topic_attributes(publisher, sd.topic, Wildcard(sd.wildcard))
         if outcome is Access.ALTERED:
             sd = _altered(sd, req, queue)
             subs.put(sd)
@@ -252,14 +252,15 @@ def _create(
     managed = bool(options & C.MQSO_MANAGED)
     if not subs.lease(key, owner[1]):  # taken between the lookup and now
         raise fail(C.MQRC_SUBSCRIPTION_IN_USE)
-    eff = _attributes(publisher, topic, Wildcard(wildcard))
+    eff = topic_attributes(publisher, topic, Wildcard(wildcard))
     if durable and not eff.durable_allowed:
         raise fail(C.MQRC_DURABILITY_NOT_ALLOWED)
     if managed:
         model = str(eff["model_durable_q" if durable else "model_non_durable_q"])
-        queue = open_queue(_ensure_model(svc, durable, model), MANAGED_OPEN, MANAGED_NAME[durable])
+        queue = open_queue(ensure_model(svc, durable, model), MANAGED_OPEN, MANAGED_NAME[durable])
     assert queue is not None  # unmanaged without a queue: sub_options_error said 2019
-    correl = req.sub_correl_id if options & C.MQSO_SET_CORREL_ID else svc.new_msg_id()
+    sub_id = svc.new_msg_id()
+    correl = req.sub_correl_id if options & C.MQSO_SET_CORREL_ID else sub_id
     sd = SubDef(
         key=key,
         name=req.sub_name.rstrip(" "),
@@ -274,6 +275,8 @@ def _create(
         options=options,
         pub_priority=req.pub_priority,
         created_ms=svc.clock.now_ms(),
+        sub_id=sub_id.hex(),
+        topic_object=req.object_name.rstrip(" "),
     )
     try:
         subs.put(sd)

@@ -61,6 +61,11 @@ class SubDef:
     options: int = 0
     pub_priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED
     created_ms: int = 0
+    # DISPLAY SUB: MQSUBTYPE_API (MQSUB) or MQSUBTYPE_ADMIN (DEFINE SUB), the SUBID (hex;
+    # "": older definitions, whose CorrelId stands for it), TOPICOBJ.
+    sub_type: int = C.MQSUBTYPE_API
+    sub_id: str = ""
+    topic_object: str = ""
 
     def to_json(self) -> bytes:
         return json.dumps(asdict(self), sort_keys=True).encode()
@@ -72,6 +77,12 @@ class SubDef:
     @property
     def correl_bytes(self) -> bytes:
         return bytes.fromhex(self.correl_id)
+
+    @property
+    def subscription_id(self) -> str:
+        """SUBID: when the queue manager made the CorrelId, the SubId is it (MQSD
+        SubCorrelId: "the SubId is used as the DestinationCorrelId")."""
+        return self.sub_id or self.correl_id
 
     @property
     def on_request(self) -> bool:
