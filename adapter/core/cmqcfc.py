@@ -1593,3 +1593,7 @@ MQPO_YES = 1
 MQPO_NO = 0
 MQRP_YES = 1
 MQRP_NO = 0
+# Byte-string parameters of the subscription commands (MQCFBS); as in IBM's cmqcfc.h.
+MQBACF_CONNECTION_ID = 7006
+MQBACF_DESTINATION_CORREL_ID = 7015
+MQBACF_SUB_ID = 7016
