@@ -52,6 +52,7 @@ from adapter.core.topicstring import Wildcard, matches
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
 from adapter.shim.log import TopicSpec, read_range
+from adapter.shim.pubdelivery import DeliveryCheck, fails_publication
 from adapter.shim.pubstats import PubCounts
 from adapter.shim.put import Putter
 from adapter.shim.records import Record
@@ -65,6 +66,8 @@ log = logging.getLogger("mqk.shim.publish")
 
 TOPIC_HEADER = "mqk.topic"
 BASE_TOPIC = "SYSTEM.BASE.TOPIC"
+# Which attribute says what a failed delivery does: PMSGDLV (persistent), NPMSGDLV.
+_DLV = {True: "pm_delivery", False: "npm_delivery"}
 # Options of a publication that are not a queue put's.
 _PUB_ONLY = (
     C.MQPMO_RETAIN | C.MQPMO_WARN_IF_NO_SUBS_MATCHED | C.MQPMO_NOT_OWN_SUBS | C.MQPMO_SCOPE_QMGR
@@ -82,18 +85,19 @@ def copy_envelope(
     env: dict[str, Any],
     topic: str,
     sd: SubDef,
-    qdef: QueueDef,
+    qdef: QueueDef | None,
     msg_id: bytes,
     *,
     retained: bool = False,
 ) -> dict[str, Any]:
-    """The envelope of `sd`'s copy of a publication."""
+    """The envelope of `sd`'s copy of a publication (`qdef`: its queue's definition,
+    None when the queue is gone)."""
     out = dict(env)
     out["MsgId"] = msg_id
     out["CorrelId"] = sd.correl_bytes
     if sd.pub_priority >= 0:
         out["Priority"] = sd.pub_priority
-    elif sd.pub_priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+    elif sd.pub_priority == C.MQPRI_PRIORITY_AS_Q_DEF and qdef is not None:
         out["Priority"] = qdef.def_priority
     props = propwire.unpack(bytes(env.get("Properties") or b""))
     props.set("mqps.Top", topic, C.MQTYPE_STRING, validate=False)
@@ -119,6 +123,7 @@ class Publisher:
         self._retained_topic = naming.retained_topic(svc.qmgr)
         self._topics_made = False
         self.counts = PubCounts(self.state, svc.conn_id)
+        self.check = DeliveryCheck(svc)
         subs.on_recover.append(self.restore_retained)
 
     def _own_txn(self) -> UnitsOfWork:
@@ -187,17 +192,20 @@ class Publisher:
         *,
         retained: bool = False,
         skip: frozenset[str] | set[str] = frozenset(),
-        blocks: tuple[str, ...] = (),
+        eff: Effective | None = None,
     ) -> tuple[dict[str, list[Record]], list[str], int]:
         """Every matching subscription's copy of the publication's pieces, by queue,
         the keys of the subscriptions given a copy, and how many subscriptions matched
-        (`skip`: keys not to deliver to; `blocks`: the WILDCARD(BLOCK) topic strings at
-        or above `topic`)."""
+        (`skip`: keys not to deliver to; `eff`: the topic's attributes: WILDCARD(BLOCK)
+        nodes, USEDLQ, PMSGDLV / NPMSGDLV for a queue that refuses its copy,
+        shim/pubdelivery.py; MQRC_PUBLICATION_FAILURE when that fails it)."""
+        eff = eff if eff is not None else self.topics.effective(topic)
+        persistent = envs[0]["Persistence"] == C.MQPER_PERSISTENT
         by_queue: dict[str, list[Record]] = {}
         delivered: list[str] = []
         matched = 0
         for sd in self.subs.matching(topic):
-            if sd.key in skip or blocked(sd.topic, Wildcard(sd.wildcard), blocks):
+            if sd.key in skip or blocked(sd.topic, Wildcard(sd.wildcard), eff.blocks):
                 continue
             if sd.on_request:
                 matched += 1
@@ -206,30 +214,48 @@ class Publisher:
             if got is None:
                 continue
             matched += 1
-            if got:
-                by_queue.setdefault(sd.queue, []).extend(got)
+            queue, recs = got
+            if recs:
+                by_queue.setdefault(queue, []).extend(recs)
                 delivered.append(sd.key)
+            elif fails_publication(persistent, sd.durable, int(eff[_DLV[persistent]])):
+                raise fail(C.MQRC_PUBLICATION_FAILURE)
         return by_queue, delivered, matched
 
     def _copy_for(
         self, sd: SubDef, topic: str, envs: list[dict[str, Any]], *, retained: bool
-    ) -> list[Record] | None:
-        """`sd`'s records (None: its selector refuses the publication; [] its queue is
-        gone: logged, as MQ's NPMSGDLV/PMSGDLV(ALLAVAIL) delivers to the others)."""
+    ) -> tuple[str, list[Record]] | None:
+        """The queue and records of `sd`'s copy (None: its selector refuses the
+        publication). A queue that refuses the copy: the dead-letter queue's records
+        when USEDLQ lets them go there, else none (the delivery failed, logged)."""
         selector = self.subs.selector(sd)
         if selector is not None and not selector.matches(message_lookup(envs[0])):
             return None
         qdef = self.svc.catalog.lookup(sd.queue)
-        if qdef is None or not qdef.has_storage:
-            log.warning("subscription %r: its queue %s is gone; not delivered", sd.name, sd.queue)
-            return []
+        copies = [
+            copy_envelope(env, topic, sd, qdef, self.svc.new_msg_id(), retained=retained)
+            for env in envs
+        ]
+        reason = self.check.refusal(qdef, copies)
+        if reason is not None:
+            use_dlq = self.topics.effective(topic)["use_dlq"] == C.MQUSEDLQ_YES
+            moved = self.check.dead_letter(copies, reason, sd.queue) if use_dlq else None
+            if moved is not None:
+                return moved
+            log.warning(
+                "subscription %r: its queue %s refused a publication on %r (reason %d)",
+                sd.name or sd.key[1:],
+                sd.queue,
+                topic,
+                reason,
+            )
+            return sd.queue, []
         out = []
-        for env in envs:
-            copy = copy_envelope(env, topic, sd, qdef, self.svc.new_msg_id(), retained=retained)
+        for copy in copies:
             data = naming.data_topic(self.svc.qmgr, sd.queue, min(copy["Priority"], 9))
             key = records.record_key(copy["GroupId"], copy["MsgId"])
             out.append((data, key, codec.encode(copy), records.headers_of(copy)))
-        return out
+        return sd.queue, out
 
     def send(
         self,
@@ -279,8 +305,8 @@ class Publisher:
             if blocked(sd.topic, wildcard, self.topics.effective(topic).blocks):
                 continue
             got = self._copy_for(sd, topic, [codec.decode(value)], retained=True)
-            if got:
-                self.svc.pump.send_sync(sd.queue, got)
+            if got is not None and got[1]:
+                self.svc.pump.send_sync(got[0], got[1])
                 n += 1
         return n
 
@@ -339,9 +365,7 @@ class TopicHandle:
                 env["ReplyToQ"] = env["ReplyToQMgr"] = ""
         # MQPMO_NOT_OWN_SUBS: none to the subscriptions this connection holds.
         skip = set(self.publisher.subs.held) if opts & C.MQPMO_NOT_OWN_SUBS else frozenset()
-        by_queue, delivered, matched = self.publisher.copies(
-            self.topic, envs, skip=skip, blocks=eff.blocks
-        )
+        by_queue, delivered, matched = self.publisher.copies(self.topic, envs, skip=skip, eff=eff)
         own = [self._own_record(value, headers) for _t, _k, value, headers in built]
         retain = bool(opts & C.MQPMO_RETAIN)
         if retain:
