@@ -19,6 +19,7 @@ from ops.bench import (
     logical,
     machine,
     props,
+    pubsub,
     puts,
     spark,
     uow,
@@ -40,6 +41,7 @@ SECTIONS: dict[str, tuple[str, Callable[..., list[Row]]]] = {
     "spark": ("6 spark", spark.run),
     "java": ("7 ceiling", javatools.run),
     "props": ("8 properties", props.run),
+    "pubsub": (pubsub.SECTION, pubsub.run),  # issue 16: fan-out against raw Kafka's
     "costs": (costs.SECTION, costs.run),  # per-call floors behind the missed 1 KiB ratios
 }
 

@@ -15,7 +15,8 @@ pytestmark = pytest.mark.integration
 # Rows per section: (1) 2 sizes x 2 persistences x 2 responses, (2) 2 sizes x 2 kinds,
 # (3) 3 group cases + 2 for the big message, (4) 2 batch sizes + the larger with
 # MQOO_READ_AHEAD, (5) 3 percentiles x 2 rates, (6) rate + latency, (7) 2 sizes x
-# produce/consume, (costs) put, call shape, encode, decode, Redis call.
+# produce/consume, (9) 3 fan-outs x 2 persistences, (costs) put, call shape, encode,
+# decode, Redis call.
 EXPECTED = {
     "1 put": 8,
     "2 get": 4,
@@ -25,6 +26,7 @@ EXPECTED = {
     "5 latency": 6,
     "6 spark": 2,
     "7 ceiling": 4,
+    "9 pubsub": 6,
     "costs": 5,
 }
 
