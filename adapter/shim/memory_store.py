@@ -32,6 +32,7 @@ from adapter.shim.store import (
     DELETED,
     NO_STATS,
     QTIME_WEIGHTS,
+    SUB_CHANGES_KEPT,
     BatchClaim,
     Candidate,
     ClaimResult,
@@ -77,13 +78,14 @@ class _QueueData:
 @dataclass
 class _PubSubData:
     """The memory twin of redis_store's `subs`, `subs.owner`, `subs.version`, `retained`,
-    `topics.version`, `subs.stats`, `topics.stats`."""
+    `topics.version`, `subs.stats`, `topics.stats`, `subs.changes`."""
 
     subs: dict[str, bytes] = field(default_factory=dict)
     owners: dict[str, tuple[str, int]] = field(default_factory=dict)
     version: int | None = None
     retained: dict[str, bytes] = field(default_factory=dict)
     topics_version: int | None = None
+    changes: list[tuple[int, str]] = field(default_factory=list)
     sub_stats: dict[str, list[int]] = field(default_factory=dict)
     topic_stats: dict[str, list[int]] = field(default_factory=dict)
 
@@ -801,6 +803,7 @@ class MemoryPubSubState:
             d = self._data()
             d.subs[key] = bytes(definition)
             d.version = (d.version or 0) + 1
+            self._logged(d, key)
 
     def sub_delete(self, key: str) -> None:
         with self.store._call():
@@ -809,6 +812,19 @@ class MemoryPubSubState:
             d.owners.pop(key, None)
             d.sub_stats.pop(key, None)
             d.version = (d.version or 0) + 1
+            self._logged(d, key)
+
+    @staticmethod
+    def _logged(d: _PubSubData, key: str) -> None:
+        d.changes.append((d.version or 0, key))
+        del d.changes[:-SUB_CHANGES_KEPT]
+
+    def sub_changes(self, since: int) -> list[tuple[int, str]] | None:
+        with self.store._call_retried():
+            entries = list(self._data().changes)
+        if not entries or entries[0][0] > since + 1:
+            return None
+        return [(v, k) for v, k in entries if v > since]
 
     def version(self) -> str | None:
         with self.store.server.lock:  # RedisStore: the client-tracking cache

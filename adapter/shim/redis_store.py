@@ -41,7 +41,9 @@ bumped by every DEFINE / ALTER / DELETE TOPIC, read through the client-tracking 
 the publishers' topic tree, shim/topics.py); `mqk:{QM}:subs.stats` / `topics.stats`
 (hashes `<key>|n` -> messages delivered, `<key>|t` -> the last one's time in ms, per
 subscription key / topic string: DISPLAY SBSTATUS / TPSTATUS, written in batches by
-shim/pubstats.py).
+shim/pubstats.py); `mqk:{QM}:subs.changes` (list of `version|key`, the last
+SUB_CHANGES_KEPT changes of `subs`: publishers update their index by the keys changed
+since the version they hold instead of reading every subscription).
 A candidate is spelled `priority.partition:offset` (store.encode); the scripts parse it.
 
 Definition marks and the run state are read on every MQPUT and MQGET, so they are
@@ -67,6 +69,7 @@ from adapter import config
 from adapter.shim.store import (
     DELETED,
     QTIME_WEIGHTS,
+    SUB_CHANGES_KEPT,
     BatchClaim,
     Candidate,
     ClaimResult,
@@ -481,7 +484,8 @@ def status_key(qmgr: str) -> str:
 
 
 def pubsub_key(qmgr: str, part: str) -> str:
-    """`subs`, `subs.owner`, `subs.version`, `retained`, `topics.version` of a queue manager."""
+    """`subs`, `subs.owner`, `subs.version`, `subs.changes`, `retained`, `topics.version`, ... of a
+    queue manager."""
     return f"mqk:{{{qmgr}}}:{part}"
 
 
@@ -493,7 +497,25 @@ _PUBSUB_PARTS = (
     "topics.version",
     "subs.stats",
     "topics.stats",
+    "subs.changes",
 )
+
+# KEYS: subs, subs.owner, subs.version, subs.changes, subs.stats; ARGV: 'put' or 'del',
+# key, definition, entries kept. The change and its entry in the log go together, so a
+# reader that saw version v finds every key changed after it (or a gap: rebuild).
+_SUB_CHANGE = """
+if ARGV[1] == 'put' then
+  redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+else
+  redis.call('HDEL', KEYS[1], ARGV[2])
+  redis.call('HDEL', KEYS[2], ARGV[2])
+  redis.call('HDEL', KEYS[5], ARGV[2] .. '|n', ARGV[2] .. '|t')
+end
+local v = redis.call('INCR', KEYS[3])
+redis.call('RPUSH', KEYS[4], v .. '|' .. ARGV[2])
+redis.call('LTRIM', KEYS[4], -tonumber(ARGV[4]), -1)
+return v
+"""
 
 # KEYS: subs.stats, topics.stats; ARGV: n subs, then (key, count, last) per subscription,
 # then (topic, count, last) per topic string. Counters add, last times only move on.
@@ -1005,6 +1027,7 @@ class RedisPubSubState:
         self._retained = pubsub_key(store.qmgr, "retained")
         self._topics_version = pubsub_key(store.qmgr, "topics.version")
         self._sub_stats = pubsub_key(store.qmgr, "subs.stats")
+        self._changes = pubsub_key(store.qmgr, "subs.changes")
         self._topic_stats = pubsub_key(store.qmgr, "topics.stats")
 
     def subs_all(self) -> dict[str, bytes]:
@@ -1014,21 +1037,27 @@ class RedisPubSubState:
     def sub_get(self, key: str) -> bytes | None:
         return self.store._transient(self.r.hget)(self._subs, key)
 
-    def sub_put(self, key: str, definition: bytes) -> None:
-        with self.r.pipeline(transaction=True) as p:
-            p.hset(self._subs, key, definition)
-            p.incr(self._version)
-            p.execute()
+    def _sub_change(self, op: str, key: str, definition: bytes = b"") -> None:
+        keys = [self._subs, self._owner, self._version, self._changes, self._sub_stats]
+        args = [op, key, definition, SUB_CHANGES_KEPT]
+        self.store.scripts["sub_change"](keys=keys, args=args)
         self.r.ping()  # the invalidations are out before this returns (set_definition)
 
+    def sub_put(self, key: str, definition: bytes) -> None:
+        self._sub_change("put", key, definition)
+
     def sub_delete(self, key: str) -> None:
-        with self.r.pipeline(transaction=True) as p:
-            p.hdel(self._subs, key)
-            p.hdel(self._owner, key)
-            p.hdel(self._sub_stats, f"{key}|n", f"{key}|t")
-            p.incr(self._version)
-            p.execute()
-        self.r.ping()
+        self._sub_change("del", key)
+
+    def sub_changes(self, since: int) -> list[tuple[int, str]] | None:
+        raw = self.store._transient(self.r.lrange)(self._changes, 0, -1)
+        entries = []
+        for item in raw:
+            v, _, key = item.decode().partition("|")
+            entries.append((int(v), key))
+        if not entries or entries[0][0] > since + 1:
+            return None  # the log does not reach back to `since`
+        return [(v, k) for v, k in entries if v > since]
 
     def version(self) -> str | None:
         raw = self.store.marks.get(self._version)
@@ -1117,4 +1146,5 @@ _SCRIPTS = {
     "sub_lease": _SUB_LEASE,
     "sub_release": _SUB_RELEASE,
     "pub_counts": _PUB_COUNTS,
+    "sub_change": _SUB_CHANGE,
 }

@@ -325,6 +325,10 @@ class QueueState(Protocol):
         ...
 
 
+# The subscriptions' change log keeps this many entries: a reader further behind rebuilds.
+SUB_CHANGES_KEPT = 10_000
+
+
 class PubSubState(Protocol):
     """Subscriptions (key -> definition), the leases of the handles that have them open,
     and retained publications (topic string -> envelope); shim/subscriptions.py and
@@ -345,6 +349,11 @@ class PubSubState(Protocol):
     def version(self) -> str | None:
         """Changes with every sub_put / sub_delete; None when never set (or lost). Read
         on every publication, so it costs no round trip while unchanged."""
+        ...
+
+    def sub_changes(self, since: int) -> list[tuple[int, str]] | None:
+        """(version, key) of every sub_put / sub_delete after version `since`, oldest
+        first; None when the store no longer holds them all (the reader rebuilds)."""
         ...
 
     def init_version(self) -> bool:
