@@ -232,6 +232,8 @@ class SubServer:
             by_key = {st.sd.key: st for st in admin.status("*")}
             for ts in statuses:
                 for sd in ts.subs:
+                    if sd.key not in by_key:  # deleted meanwhile
+                        continue
                     values = {C.MQCA_TOPIC_STRING: ts.topic.encode()}
                     values.update(_status_values(by_key[sd.key]))
                     out.append(values)

@@ -241,6 +241,8 @@ def display_tpstatus(proc: Any, cmd: Command) -> None:
             _out(proc, header, _topic_items(ts))
         elif kind == "SUB":
             for sd in ts.subs:
+                if sd.key not in by_key:  # deleted meanwhile
+                    continue
                 v = _status_values(by_key[sd.key])
                 names = ("SUBID", "RESMDATE", "RESMTIME", "LMSGDATE", "LMSGTIME", "ACTCONN",
                          "DURABLE", "SUBTYPE", "NUMMSGS")  # fmt: skip
