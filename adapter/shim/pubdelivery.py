@@ -25,7 +25,10 @@ from typing import Any
 
 from adapter import config
 from adapter.core import cmqc as C
+from adapter.core.errors import fail
 from adapter.shim.catalog import QueueDef
+from adapter.shim.log import produce
+from adapter.shim.pump import delivery_reason
 from adapter.shim.records import Record
 from adapter.shim.services import Services
 
@@ -92,3 +95,46 @@ class DeliveryCheck:
             dlq = moved.queue
             out.extend(moved.records)
         return dlq, out
+
+
+def direct(persistent: bool, in_uow: bool, npm_delivery: int) -> bool:
+    """Whether a publication goes without a Kafka transaction of its own: a
+    non-persistent one outside syncpoint whose NPMSGDLV is not ALL. MQ keeps no
+    non-persistent message through a failure and, with ALLAVAIL / ALLDUR, delivers a
+    non-persistent publication to the subscribers that can take it: so the copies may be
+    written one by one (in order per subscription: one idempotent producer), which saves
+    the commit round trip that dominates a publication. NPMSGDLV(ALL), persistent
+    publications and syncpoint keep the one transaction (all or nothing)."""
+    return not persistent and not in_uow and npm_delivery != C.MQDLV_ALL
+
+
+def send_direct(
+    svc: Services, by_queue: dict[str, list[Record]], own: list[Record], *, asynchronous: bool
+) -> None:
+    """The copies and the publication's own records on the connection's producer:
+    `asynchronous` (MQPMO_ASYNC_RESPONSE or DEFPRESP(ASYNC)) counted as each copy is
+    delivered, as an asynchronous MQPUT; otherwise one flush for all of them, as a
+    synchronous MQPUT (MQRC_CONNECTION_BROKEN, or the delivery's reason, when the broker
+    did not take them)."""
+    pump = svc.pump
+    if asynchronous:
+        for queue, recs in by_queue.items():
+            pump.send_async(queue, recs, status=False)
+        pump.send_now(own)
+        return
+    results: list = []
+
+    def settled(err: object, _msg: object) -> None:
+        results.append(err)
+
+    records = [r for recs in by_queue.values() for r in recs] + own
+    for topic, key, value, headers in records:
+        produce(pump.producer, topic, key, value, settled, headers)
+    if not pump.wait_delivered(config.BROKEN_AFTER_S) or len(results) < len(records):
+        raise fail(C.MQRC_CONNECTION_BROKEN)
+    failed = next((err for err in results if err is not None), None)
+    if failed is not None:
+        raise fail(delivery_reason(failed))
+    for queue, recs in by_queue.items():
+        pump.count_put(queue, len(recs))
+    pump.flush_depth()

@@ -1,7 +1,9 @@
 """Publishing: MQOPEN of a topic for output, and MQPUT / MQPUT1 to it, which fans the
 publication out to every matching subscription's queue.
 
-One MQPUT on a topic handle is one Kafka transaction holding the publication's own
+A non-persistent publication outside syncpoint (NPMSGDLV not ALL) is written without a
+transaction of its own (shim/pubdelivery.py:direct). Any other MQPUT on a topic handle
+is one Kafka transaction holding the publication's own
 record on `mqk.<QM>._pub` (key = the full topic string, for Kafka-native consumers),
 one copy per matching subscription on its destination queue's priority topic, and, with
 MQPMO_RETAIN, the record of the compacted `mqk.<QM>._retained`. Outside syncpoint the
@@ -52,7 +54,7 @@ from adapter.core.topicstring import Wildcard, matches
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
 from adapter.shim.log import TopicSpec, read_range
-from adapter.shim.pubdelivery import DeliveryCheck, fails_publication
+from adapter.shim.pubdelivery import DeliveryCheck, direct, fails_publication, send_direct
 from adapter.shim.pubstats import PubCounts
 from adapter.shim.put import Putter
 from adapter.shim.records import Record
@@ -385,7 +387,16 @@ class TopicHandle:
                 retained()
             counted()
 
-        self.publisher.send(by_queue, own, in_uow, committed)
+        persistent = envs[0]["Persistence"] == C.MQPER_PERSISTENT
+        if direct(persistent, in_uow, int(eff["npm_delivery"])):
+            asynchronous = bool(opts & C.MQPMO_ASYNC_RESPONSE) or (
+                not opts & C.MQPMO_SYNC_RESPONSE
+                and eff["def_put_response"] == C.MQPRT_ASYNC_RESPONSE
+            )
+            send_direct(svc, by_queue, own, asynchronous=asynchronous)
+            committed()
+        else:
+            self.publisher.send(by_queue, own, in_uow, committed)
         if not matched and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED and result.warning is None:
             return PutResult(None, C.MQRC_NO_SUBS_MATCHED, result.properties)
         return result

@@ -95,6 +95,9 @@ def run(cfg: BenchConfig, bootstrap: str, log=print) -> list[Row]:
     rows: list[Row] = []
     payload = os.urandom(KIB)
     with mq_session("pubsub") as mq, raw_topics(bootstrap) as raw:
+        # 100 subscriptions, their queues' input handles and the publisher: over the
+        # default MAXHANDS (256).
+        mq.qm.alter_qmgr(max_handles=4 * max(FANOUTS) + 64)
         for subs in FANOUTS:
             queues = [mq.define(f"FAN{subs}.S{i}") for i in range(subs)]
             topic = f"bench/fan{subs}"
