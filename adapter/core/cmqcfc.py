@@ -1597,3 +1597,7 @@ MQRP_NO = 0
 # Resolve Channel's InDoubt (MQIACH_IN_DOUBT) values.
 MQIDO_COMMIT = 1
 MQIDO_BACKOUT = 2
+# Byte-string parameters of the subscription commands (MQCFBS); as in IBM's cmqcfc.h.
+MQBACF_CONNECTION_ID = 7006
+MQBACF_DESTINATION_CORREL_ID = 7015
+MQBACF_SUB_ID = 7016

@@ -66,6 +66,10 @@ OBJECTS = {
     "CHANNEL": "CHANNEL",
     "CHS": "CHSTATUS",
     "CHSTATUS": "CHSTATUS",
+    "SUB": "SUB",
+    "SBSTATUS": "SBSTATUS",
+    "TPSTATUS": "TPSTATUS",
+    "TPS": "TPSTATUS",
 }
 # Verbs that take a generic name (RESET QSTATS(generic-qname) as DISPLAY does).
 _GENERIC_VERBS = ("DISPLAY", "RESET")

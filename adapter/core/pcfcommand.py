@@ -92,6 +92,11 @@ def is_string_selector(selector: int) -> bool:
     return C.MQCA_FIRST <= selector < 4000
 
 
+def is_byte_selector(selector: int) -> bool:
+    """MQBACF_* (7001-8000): byte-string parameters (MQCFBS)."""
+    return 7001 <= selector <= 8000
+
+
 def padded(text: str, length: int) -> bytes:
     """A character attribute as MQ returns it: blank-padded to its length."""
     return text.encode().ljust(length)
@@ -156,7 +161,9 @@ def failure(command: int, reason: int, parameter: int | None, encoding: int) -> 
 def _params(values: Values) -> list[pcf.Param]:
     out = []
     for selector, value in values.items():
-        if isinstance(value, bytes):
+        if isinstance(value, bytes) and is_byte_selector(selector):
+            out.append(pcf.Param(F.MQCFT_BYTE_STRING, selector, value))
+        elif isinstance(value, bytes):
             out.append(pcf.Param(F.MQCFT_STRING, selector, value))
         elif isinstance(value, list) and is_string_selector(selector):
             out.append(pcf.Param(F.MQCFT_STRING_LIST, selector, tuple(value)))

@@ -508,12 +508,23 @@ class QueueManager:
 
     @mqi(admin=True)
     def define_topic(
-        self, name: str, topic_string: str, description: str = "", replace: bool = False
+        self,
+        name: str,
+        topic_string: str,
+        description: str = "",
+        replace: bool = False,
+        **attributes: Any,
     ):
-        """DEFINE TOPIC(name) TOPICSTR(topic_string) DESCR(description) (REPLACE)."""
+        """DEFINE TOPIC(name) TOPICSTR(topic_string) DESCR(description) (REPLACE) and
+        topic attributes by field (adapter/core/topicattrs.py: def_priority=..., ...)."""
         return self.get_handle().define_topic(
-            _name(name), topic_string, description, replace=replace
+            _name(name), topic_string, description, replace=replace, **attributes
         )
+
+    @mqi(admin=True)
+    def alter_topic(self, name: str, description: str | None = None, **attributes: Any):
+        """ALTER TOPIC(name): the description and attributes given change."""
+        return self.get_handle().alter_topic(_name(name), description, **attributes)
 
     @_mqi
     def delete_topic(self, name: str) -> None:

@@ -9,7 +9,9 @@ Type MQCFT_RESPONSE, one per object, MQCFC_LAST on the final one), encoded by th
 module: so a command-server process reading the queue can reuse it as it is.
 
 Queue commands: INQUIRE_Q, INQUIRE_Q_NAMES, CREATE_Q, CHANGE_Q, COPY_Q, DELETE_Q,
-CLEAR_Q, INQUIRE_Q_STATUS (MQIACF_Q_STATUS), RESET_Q_STATS and INQUIRE_Q_MGR. Attributes by selector
+CLEAR_Q, INQUIRE_Q_STATUS (MQIACF_Q_STATUS), RESET_Q_STATS and INQUIRE_Q_MGR; the topic
+commands are adapter/pymqi/pcftopic.py's, the subscription and topic-status ones
+adapter/pymqi/pcfsub.py's. Attributes by selector
 are adapter/core/queueattrs.py's table. A failure is one response with CompCode
 MQCC_FAILED and the Reason in the MQCFH (pymqi/ibmmq raise MQMIError from it), with
 MQIACF_PARAMETER_ID naming the parameter at fault where there is one, as MQ does.
@@ -60,6 +62,8 @@ from adapter.core.pcfcommand import (
     responses,
 )
 from adapter.core.qstats import QueueFigures, ResetFigures, pcf_values
+from adapter.pymqi.pcfsub import SubServer
+from adapter.pymqi.pcftopic import TopicServer
 
 
 class AdminConnection(Protocol):
@@ -121,6 +125,8 @@ class Server:
             F.MQCMD_INQUIRE_Q_MGR: self.inquire_q_mgr,
             F.MQCMD_RESET_Q_STATS: self.reset_q_stats,
         }
+        self.commands.update(TopicServer(qm).commands())  # adapter/pymqi/pcftopic.py
+        self.commands.update(SubServer(qm).commands())  # adapter/pymqi/pcfsub.py
 
     def run(self, command: int, params: tuple[pcf.Param, ...]) -> list[Values]:
         """The responses' parameters; CommandError, or MQMIError from the engine."""

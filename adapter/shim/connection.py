@@ -16,6 +16,7 @@ import logging
 import os
 import uuid
 import weakref
+from typing import Any
 
 import redis
 from confluent_kafka import KafkaException
@@ -57,6 +58,7 @@ from adapter.shim.redis_store import RedisStore
 from adapter.shim.runstate import RunStateView
 from adapter.shim.services import Services
 from adapter.shim.store import NoEpochError, QueueState, StateStore
+from adapter.shim.subadmin import SubAdmin
 from adapter.shim.subscribe import SubscriptionHandle
 from adapter.shim.topics import TopicDef
 from adapter.shim.uow import UnitsOfWork
@@ -157,6 +159,7 @@ class Connection:
             self.run,
         )
         self.pubsub = PubSub(self.services)
+        self.subadmin = SubAdmin(self.pubsub, self.open)  # DEFINE / DISPLAY SUB, TPSTATUS
         self.subs = self.pubsub.subs
         self.user = DEFAULT_CONTEXT["UserIdentifier"]
         self.may_set_context = config.context_authority(self.user)
@@ -201,6 +204,7 @@ class Connection:
             # Ending immediately: its locks are no longer kept (the unit of work is
             # backed out at the next call, or by their leases running out).
             self.txn.renew()
+        self.pubsub.publisher.counts.flush_if_due()  # DISPLAY SBSTATUS / TPSTATUS counters
         now = self.clock.monotonic()
         for lease in list(self.services.leasing):
             lease.release_idle(now, self.services.leasing)
@@ -376,10 +380,22 @@ class Connection:
         return self.pubsub.subscribe(req, queue, self.open)
 
     def define_topic(
-        self, name: str, topic_string: str, description: str = "", *, replace: bool = False
+        self,
+        name: str,
+        topic_string: str,
+        description: str = "",
+        *,
+        replace: bool = False,
+        **attributes: Any,
     ) -> TopicDef:
-        """DEFINE TOPIC(name) TOPICSTR(topic_string) DESCR(description)."""
-        return self.pubsub.topics.define(TopicDef(name, topic_string, description), replace)
+        """DEFINE TOPIC(name) TOPICSTR(topic_string) DESCR(description) and the topic
+        attributes by TopicDef field (core/topicattrs.py)."""
+        tdef = TopicDef(name, topic_string, description, attributes)
+        return self.pubsub.topics.define(tdef, replace)
+
+    def alter_topic(self, name: str, description: str | None = None, **attributes: Any) -> TopicDef:
+        """ALTER TOPIC(name): the description and attributes given."""
+        return self.pubsub.topics.alter(name, description, **attributes)
 
     def delete_topic(self, name: str) -> None:
         self.pubsub.topics.delete(name)

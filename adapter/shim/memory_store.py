@@ -33,6 +33,7 @@ from adapter.shim.store import (
     LEASE_PREFIX,
     NO_STATS,
     QTIME_WEIGHTS,
+    SUB_CHANGES_KEPT,
     BatchClaim,
     Candidate,
     ClaimResult,
@@ -77,12 +78,17 @@ class _QueueData:
 
 @dataclass
 class _PubSubData:
-    """The memory twin of redis_store's `subs`, `subs.owner`, `subs.version`, `retained`."""
+    """The memory twin of redis_store's `subs`, `subs.owner`, `subs.version`, `retained`,
+    `topics.version`, `subs.stats`, `topics.stats`, `subs.changes`."""
 
     subs: dict[str, bytes] = field(default_factory=dict)
     owners: dict[str, tuple[str, int]] = field(default_factory=dict)
     version: int | None = None
     retained: dict[str, bytes] = field(default_factory=dict)
+    topics_version: int | None = None
+    changes: list[tuple[int, str]] = field(default_factory=list)
+    sub_stats: dict[str, list[int]] = field(default_factory=dict)
+    topic_stats: dict[str, list[int]] = field(default_factory=dict)
 
 
 class MemoryServer:
@@ -841,13 +847,28 @@ class MemoryPubSubState:
             d = self._data()
             d.subs[key] = bytes(definition)
             d.version = (d.version or 0) + 1
+            self._logged(d, key)
 
     def sub_delete(self, key: str) -> None:
         with self.store._call():
             d = self._data()
             d.subs.pop(key, None)
             d.owners.pop(key, None)
+            d.sub_stats.pop(key, None)
             d.version = (d.version or 0) + 1
+            self._logged(d, key)
+
+    @staticmethod
+    def _logged(d: _PubSubData, key: str) -> None:
+        d.changes.append((d.version or 0, key))
+        del d.changes[:-SUB_CHANGES_KEPT]
+
+    def sub_changes(self, since: int) -> list[tuple[int, str]] | None:
+        with self.store._call_retried():
+            entries = list(self._data().changes)
+        if not entries or entries[0][0] > since + 1:
+            return None
+        return [(v, k) for v, k in entries if v > since]
 
     def version(self) -> str | None:
         with self.store.server.lock:  # RedisStore: the client-tracking cache
@@ -898,3 +919,30 @@ class MemoryPubSubState:
                 d.retained.pop(topic, None)
             else:
                 d.retained[topic] = bytes(envelope)
+
+    def topics_version(self) -> str | None:
+        with self.store.server.lock:  # RedisStore: the client-tracking cache
+            v = self._data().topics_version
+            return None if v is None else str(v)
+
+    def bump_topics_version(self) -> None:
+        with self.store._call():
+            d = self._data()
+            d.topics_version = (d.topics_version or 0) + 1
+
+    def add_pub_counts(
+        self, subs: dict[str, tuple[int, int]], topics: dict[str, tuple[int, int]]
+    ) -> None:
+        with self.store._call():
+            d = self._data()
+            for stats, items in ((d.sub_stats, subs), (d.topic_stats, topics)):
+                for name, (count, last) in items.items():
+                    slot = stats.setdefault(name, [0, 0])
+                    slot[0] += count
+                    slot[1] = max(slot[1], last)
+
+    def pub_counts(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+        with self.store._call_retried():
+            d = self._data()
+            subs = {k: (v[0], v[1]) for k, v in d.sub_stats.items()}
+            return subs, {k: (v[0], v[1]) for k, v in d.topic_stats.items()}

@@ -1,7 +1,9 @@
 """Publishing: MQOPEN of a topic for output, and MQPUT / MQPUT1 to it, which fans the
 publication out to every matching subscription's queue.
 
-One MQPUT on a topic handle is one Kafka transaction holding the publication's own
+A non-persistent publication outside syncpoint (NPMSGDLV not ALL) is written without a
+transaction of its own (shim/pubdelivery.py:direct). Any other MQPUT on a topic handle
+is one Kafka transaction holding the publication's own
 record on `mqk.<QM>._pub` (key = the full topic string, for Kafka-native consumers),
 one copy per matching subscription on its destination queue's priority topic, and, with
 MQPMO_RETAIN, the record of the compacted `mqk.<QM>._retained`. Outside syncpoint the
@@ -11,8 +13,11 @@ syncpoint it is the caller's unit of work and everything appears at MQCMIT. Each
 matching subscription therefore gets each publication exactly once, in the order of
 the publisher's puts.
 
-The publication goes through the MQPUT rules once (shim/put.py, against the topic's
-attributes: SYSTEM.BASE.TOPIC's DEFPSIST(NO), DEFPRTY(0), the queue manager's MAXMSGL);
+The publication goes through the MQPUT rules once (shim/put.py, against the topic
+string's attributes resolved through the topic tree, shim/topics.py: PUB(DISABLED) is
+MQRC_PUT_INHIBITED, DEFPSIST / DEFPRTY / DEFPRESP are what MQPER_PERSISTENCE_AS_TOPIC_DEF,
+MQPRI_PRIORITY_AS_TOPIC_DEF and MQPMO_RESPONSE_AS_TOPIC_DEF take; the queue manager's
+MAXMSGL); a wildcard subscription kept off by a WILDCARD(BLOCK) topic object gets none;
 each copy is the stored envelope with its own MsgId, the subscription's CorrelId, its
 PubPriority, and the properties MQ adds ("Publish/subscribe message properties":
 MQTopicString, MQSubUserData when the subscription has user data, MQIsRetained on a
@@ -44,26 +49,31 @@ from adapter.core import cmqc as C
 from adapter.core import propwire
 from adapter.core.calls import PutRequest, PutResult
 from adapter.core.errors import MQMIError, fail
+from adapter.core.topicattrs import Effective, blocked
 from adapter.core.topicstring import Wildcard, matches
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
 from adapter.shim.log import TopicSpec, read_range
+from adapter.shim.pubdelivery import DeliveryCheck, direct, fails_publication, send_direct
+from adapter.shim.pubstats import PubCounts
 from adapter.shim.put import Putter
 from adapter.shim.records import Record
 from adapter.shim.selection import message_lookup
 from adapter.shim.services import Services
 from adapter.shim.subscriptions import SubDef, Subscriptions
+from adapter.shim.topics import TopicObjects
 from adapter.shim.uow import UnitsOfWork
 
 log = logging.getLogger("mqk.shim.publish")
 
 TOPIC_HEADER = "mqk.topic"
 BASE_TOPIC = "SYSTEM.BASE.TOPIC"
+# Which attribute says what a failed delivery does: PMSGDLV (persistent), NPMSGDLV.
+_DLV = {True: "pm_delivery", False: "npm_delivery"}
 # Options of a publication that are not a queue put's.
 _PUB_ONLY = (
     C.MQPMO_RETAIN | C.MQPMO_WARN_IF_NO_SUBS_MATCHED | C.MQPMO_NOT_OWN_SUBS | C.MQPMO_SCOPE_QMGR
 )
-_TOPIC_ATTRS = {"def_persistence": C.MQPER_NOT_PERSISTENT, "def_priority": 0}
 
 
 class _NoDepth:
@@ -77,18 +87,19 @@ def copy_envelope(
     env: dict[str, Any],
     topic: str,
     sd: SubDef,
-    qdef: QueueDef,
+    qdef: QueueDef | None,
     msg_id: bytes,
     *,
     retained: bool = False,
 ) -> dict[str, Any]:
-    """The envelope of `sd`'s copy of a publication."""
+    """The envelope of `sd`'s copy of a publication (`qdef`: its queue's definition,
+    None when the queue is gone)."""
     out = dict(env)
     out["MsgId"] = msg_id
     out["CorrelId"] = sd.correl_bytes
     if sd.pub_priority >= 0:
         out["Priority"] = sd.pub_priority
-    elif sd.pub_priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+    elif sd.pub_priority == C.MQPRI_PRIORITY_AS_Q_DEF and qdef is not None:
         out["Priority"] = qdef.def_priority
     props = propwire.unpack(bytes(env.get("Properties") or b""))
     props.set("mqps.Top", topic, C.MQTYPE_STRING, validate=False)
@@ -104,14 +115,17 @@ class Publisher:
     """A connection's publishing side: the subscriptions it matches against and the
     transactional producer of its publications outside syncpoint."""
 
-    def __init__(self, svc: Services, subs: Subscriptions) -> None:
+    def __init__(self, svc: Services, subs: Subscriptions, topics: TopicObjects) -> None:
         self.svc = svc
         self.subs = subs
+        self.topics = topics
         self.state = svc.store.pubsub()
         self._txn: UnitsOfWork | None = None
         self._pub_topic = naming.pub_topic(svc.qmgr)
         self._retained_topic = naming.retained_topic(svc.qmgr)
         self._topics_made = False
+        self.counts = PubCounts(self.state, svc.conn_id)
+        self.check = DeliveryCheck(svc)
         subs.on_recover.append(self.restore_retained)
 
     def _own_txn(self) -> UnitsOfWork:
@@ -159,14 +173,17 @@ class Publisher:
             )
             self._topics_made = True
 
-    def topic_def(self) -> QueueDef:
-        """The topic's attributes as the MQPUT rules read them (SYSTEM.BASE.TOPIC)."""
+    def topic_def(self, eff: Effective) -> QueueDef:
+        """The topic string's attributes (`eff`) as the MQPUT rules read them."""
         qm = self.svc.qmgr_def()
         return QueueDef(
             name=BASE_TOPIC,
             max_msg_length=qm.max_msg_length,
             max_depth=999_999_999,
-            **_TOPIC_ATTRS,
+            def_persistence=int(eff["def_persistence"]),
+            def_priority=int(eff["def_priority"]),
+            def_put_response=int(eff["def_put_response"]),
+            put_inhibited=eff.pub_inhibited,
         )
 
     # -- fan-out -----------------------------------------------------------------------
@@ -177,13 +194,20 @@ class Publisher:
         *,
         retained: bool = False,
         skip: frozenset[str] | set[str] = frozenset(),
-    ) -> tuple[dict[str, list[Record]], int]:
+        eff: Effective | None = None,
+    ) -> tuple[dict[str, list[Record]], list[str], int]:
         """Every matching subscription's copy of the publication's pieces, by queue,
-        and how many subscriptions matched (`skip`: keys not to deliver to)."""
+        the keys of the subscriptions given a copy, and how many subscriptions matched
+        (`skip`: keys not to deliver to; `eff`: the topic's attributes: WILDCARD(BLOCK)
+        nodes, USEDLQ, PMSGDLV / NPMSGDLV for a queue that refuses its copy,
+        shim/pubdelivery.py; MQRC_PUBLICATION_FAILURE when that fails it)."""
+        eff = eff if eff is not None else self.topics.effective(topic)
+        persistent = envs[0]["Persistence"] == C.MQPER_PERSISTENT
         by_queue: dict[str, list[Record]] = {}
+        delivered: list[str] = []
         matched = 0
         for sd in self.subs.matching(topic):
-            if sd.key in skip:
+            if sd.key in skip or blocked(sd.topic, Wildcard(sd.wildcard), eff.blocks):
                 continue
             if sd.on_request:
                 matched += 1
@@ -192,29 +216,48 @@ class Publisher:
             if got is None:
                 continue
             matched += 1
-            if got:
-                by_queue.setdefault(sd.queue, []).extend(got)
-        return by_queue, matched
+            queue, recs = got
+            if recs:
+                by_queue.setdefault(queue, []).extend(recs)
+                delivered.append(sd.key)
+            elif fails_publication(persistent, sd.durable, int(eff[_DLV[persistent]])):
+                raise fail(C.MQRC_PUBLICATION_FAILURE)
+        return by_queue, delivered, matched
 
     def _copy_for(
         self, sd: SubDef, topic: str, envs: list[dict[str, Any]], *, retained: bool
-    ) -> list[Record] | None:
-        """`sd`'s records (None: its selector refuses the publication; [] its queue is
-        gone: logged, as MQ's NPMSGDLV/PMSGDLV(ALLAVAIL) delivers to the others)."""
+    ) -> tuple[str, list[Record]] | None:
+        """The queue and records of `sd`'s copy (None: its selector refuses the
+        publication). A queue that refuses the copy: the dead-letter queue's records
+        when USEDLQ lets them go there, else none (the delivery failed, logged)."""
         selector = self.subs.selector(sd)
         if selector is not None and not selector.matches(message_lookup(envs[0])):
             return None
         qdef = self.svc.catalog.lookup(sd.queue)
-        if qdef is None or not qdef.has_storage:
-            log.warning("subscription %r: its queue %s is gone; not delivered", sd.name, sd.queue)
-            return []
+        copies = [
+            copy_envelope(env, topic, sd, qdef, self.svc.new_msg_id(), retained=retained)
+            for env in envs
+        ]
+        reason = self.check.refusal(qdef, copies)
+        if reason is not None:
+            use_dlq = self.topics.effective(topic)["use_dlq"] == C.MQUSEDLQ_YES
+            moved = self.check.dead_letter(copies, reason, sd.queue) if use_dlq else None
+            if moved is not None:
+                return moved
+            log.warning(
+                "subscription %r: its queue %s refused a publication on %r (reason %d)",
+                sd.name or sd.key[1:],
+                sd.queue,
+                topic,
+                reason,
+            )
+            return sd.queue, []
         out = []
-        for env in envs:
-            copy = copy_envelope(env, topic, sd, qdef, self.svc.new_msg_id(), retained=retained)
+        for copy in copies:
             data = naming.data_topic(self.svc.qmgr, sd.queue, min(copy["Priority"], 9))
             key = records.record_key(copy["GroupId"], copy["MsgId"])
             out.append((data, key, codec.encode(copy), records.headers_of(copy)))
-        return out
+        return sd.queue, out
 
     def send(
         self,
@@ -261,9 +304,11 @@ class Publisher:
             ]
         n = 0
         for topic, value in found:
+            if blocked(sd.topic, wildcard, self.topics.effective(topic).blocks):
+                continue
             got = self._copy_for(sd, topic, [codec.decode(value)], retained=True)
-            if got:
-                self.svc.pump.send_sync(sd.queue, got)
+            if got is not None and got[1]:
+                self.svc.pump.send_sync(got[0], got[1])
                 n += 1
         return n
 
@@ -285,7 +330,8 @@ class TopicHandle:
         self.hobj, self.handle_id = svc.new_handle_id()
         self.closed = False
         publisher.ensure_topics()
-        self.putter = Putter(svc, publisher.topic_def(), C.MQOO_OUTPUT, _NoDepth())  # type: ignore[arg-type]
+        qdef = publisher.topic_def(publisher.topics.effective(topic))
+        self.putter = Putter(svc, qdef, C.MQOO_OUTPUT, _NoDepth())  # type: ignore[arg-type]
         svc.handles[self.hobj] = self
 
     def __index__(self) -> int:
@@ -308,15 +354,20 @@ class TopicHandle:
             svc.txn.check_room(svc.qmgr_def().max_uncommitted_msgs)
         built: list[Record] = []
         inner = replace(req, options=opts & ~(_PUB_ONLY | C.MQPMO_SYNCPOINT))
-        self.putter.qdef = self.publisher.topic_def()  # MAXMSGL as the queue manager's now
+        # The topic's attributes now (an ALTER TOPIC applies to open handles, as an
+        # ALTER QLOCAL does), MAXMSGL as the queue manager's now.
+        eff = self.publisher.topics.effective(self.topic)
+        self.putter.qdef = self.publisher.topic_def(eff)
         result = self.putter.put(inner, payload, put1=put1, deliver=built.extend)
+        if not built:  # refused, as an asynchronous put is (PUB(DISABLED), DEFPRESP(ASYNC))
+            return result
         envs = [codec.decode(value) for _t, _k, value, _h in built]
         if opts & C.MQPMO_SUPPRESS_REPLYTO:  # the copies name no reply-to queue
             for env in envs:
                 env["ReplyToQ"] = env["ReplyToQMgr"] = ""
         # MQPMO_NOT_OWN_SUBS: none to the subscriptions this connection holds.
         skip = set(self.publisher.subs.held) if opts & C.MQPMO_NOT_OWN_SUBS else frozenset()
-        by_queue, matched = self.publisher.copies(self.topic, envs, skip=skip)
+        by_queue, delivered, matched = self.publisher.copies(self.topic, envs, skip=skip, eff=eff)
         own = [self._own_record(value, headers) for _t, _k, value, headers in built]
         retain = bool(opts & C.MQPMO_RETAIN)
         if retain:
@@ -324,9 +375,28 @@ class TopicHandle:
             # publication is not segmented unless the application segments it).
             _t, _k, value, headers = built[-1]
             own.append((naming.retained_topic(svc.qmgr), self.topic.encode(), value, headers))
-        # The store's cache of a retained publication follows the transaction's outcome.
-        after = partial(self.publisher.state.retained_put, self.topic, built[-1][2])
-        self.publisher.send(by_queue, own, in_uow, after if retain else None)
+        # The store's cache of a retained publication and the delivery counters follow
+        # the transaction's outcome.
+        counted = partial(
+            self.publisher.counts.published, self.topic, delivered, svc.clock.now_ms(), len(envs)
+        )
+        retained = partial(self.publisher.state.retained_put, self.topic, built[-1][2])
+
+        def committed() -> None:
+            if retain:
+                retained()
+            counted()
+
+        persistent = envs[0]["Persistence"] == C.MQPER_PERSISTENT
+        if direct(persistent, in_uow, int(eff["npm_delivery"])):
+            asynchronous = bool(opts & C.MQPMO_ASYNC_RESPONSE) or (
+                not opts & C.MQPMO_SYNC_RESPONSE
+                and eff["def_put_response"] == C.MQPRT_ASYNC_RESPONSE
+            )
+            send_direct(svc, by_queue, own, asynchronous=asynchronous)
+            committed()
+        else:
+            self.publisher.send(by_queue, own, in_uow, committed)
         if not matched and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED and result.warning is None:
             return PutResult(None, C.MQRC_NO_SUBS_MATCHED, result.properties)
         return result

@@ -33,8 +33,8 @@ class PubSub:
     def __init__(self, svc: Services) -> None:
         self.svc = svc
         self.subs = Subscriptions(svc.qmgr, svc.store, svc.catalog, svc.clock)
-        self.publisher = Publisher(svc, self.subs)
         self.topics = TopicObjects(svc.catalog, svc.store)
+        self.publisher = Publisher(svc, self.subs, self.topics)
 
     def resolve_topic(self, object_name: str, object_string: str) -> str:
         """The full topic string of an MQOD / MQSD (core/topicstring.combine): 2085 for a
@@ -79,6 +79,10 @@ class PubSub:
     def end(self) -> None:
         """MQDISC and the end of the application: the non-durable subscriptions of the
         connection's open handles go, its durable ones are left free for a RESUME."""
+        try:
+            self.publisher.counts.flush()
+        except Exception:
+            log.warning("writing the delivery counters failed", exc_info=True)
         for handle in list(self.svc.handles.values()):
             if isinstance(handle, SubscriptionHandle) and not handle.closed:
                 try:

@@ -36,7 +36,14 @@ subscription key -> `owner|lease_until_ms`: the handle that has it open, which k
 non-durable one alive and makes a durable one in use, 2429), `mqk:{QM}:subs.version`
 (counter bumped by every change of `subs`, read through the client-tracking cache so a
 publisher learns of a new subscription at no round trip) and `mqk:{QM}:retained` (hash
-topic string -> the retained publication's envelope).
+topic string -> the retained publication's envelope); `mqk:{QM}:topics.version` (counter
+bumped by every DEFINE / ALTER / DELETE TOPIC, read through the client-tracking cache:
+the publishers' topic tree, shim/topics.py); `mqk:{QM}:subs.stats` / `topics.stats`
+(hashes `<key>|n` -> messages delivered, `<key>|t` -> the last one's time in ms, per
+subscription key / topic string: DISPLAY SBSTATUS / TPSTATUS, written in batches by
+shim/pubstats.py); `mqk:{QM}:subs.changes` (list of `version|key`, the last
+SUB_CHANGES_KEPT changes of `subs`: publishers update their index by the keys changed
+since the version they hold instead of reading every subscription).
 A candidate is spelled `priority.partition:offset` (store.encode); the scripts parse it.
 
 Definition marks and the run state are read on every MQPUT and MQGET, so they are
@@ -63,6 +70,7 @@ from adapter.shim.store import (
     DELETED,
     LEASE_PREFIX,
     QTIME_WEIGHTS,
+    SUB_CHANGES_KEPT,
     BatchClaim,
     Candidate,
     ClaimResult,
@@ -529,11 +537,56 @@ def status_key(qmgr: str) -> str:
 
 
 def pubsub_key(qmgr: str, part: str) -> str:
-    """`subs`, `subs.owner`, `subs.version`, `retained` of a queue manager."""
+    """`subs`, `subs.owner`, `subs.version`, `subs.changes`, `retained`, `topics.version`, ... of a
+    queue manager."""
     return f"mqk:{{{qmgr}}}:{part}"
 
 
-_PUBSUB_PARTS = ("subs", "subs.owner", "subs.version", "retained")
+_PUBSUB_PARTS = (
+    "subs",
+    "subs.owner",
+    "subs.version",
+    "retained",
+    "topics.version",
+    "subs.stats",
+    "topics.stats",
+    "subs.changes",
+)
+
+# KEYS: subs, subs.owner, subs.version, subs.changes, subs.stats; ARGV: 'put' or 'del',
+# key, definition, entries kept. The change and its entry in the log go together, so a
+# reader that saw version v finds every key changed after it (or a gap: rebuild).
+_SUB_CHANGE = """
+if ARGV[1] == 'put' then
+  redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+else
+  redis.call('HDEL', KEYS[1], ARGV[2])
+  redis.call('HDEL', KEYS[2], ARGV[2])
+  redis.call('HDEL', KEYS[5], ARGV[2] .. '|n', ARGV[2] .. '|t')
+end
+local v = redis.call('INCR', KEYS[3])
+redis.call('RPUSH', KEYS[4], v .. '|' .. ARGV[2])
+redis.call('LTRIM', KEYS[4], -tonumber(ARGV[4]), -1)
+return v
+"""
+
+# KEYS: subs.stats, topics.stats; ARGV: n subs, then (key, count, last) per subscription,
+# then (topic, count, last) per topic string. Counters add, last times only move on.
+_PUB_COUNTS = """
+local n = tonumber(ARGV[1])
+local function add(hash, base)
+  local field = ARGV[base]
+  redis.call('HINCRBY', hash, field .. '|n', ARGV[base + 1])
+  local last = tonumber(redis.call('HGET', hash, field .. '|t') or '0')
+  if tonumber(ARGV[base + 2]) > last then
+    redis.call('HSET', hash, field .. '|t', ARGV[base + 2])
+  end
+end
+local i = 2
+for _ = 1, n do add(KEYS[1], i); i = i + 3 end
+while i <= #ARGV do add(KEYS[2], i); i = i + 3 end
+return 1
+"""
 
 # KEYS: subs.owner; ARGV: key, owner, now, until. 1: taken (free, expired or ours).
 _SUB_LEASE = """
@@ -1092,6 +1145,10 @@ class RedisPubSubState:
         self._owner = pubsub_key(store.qmgr, "subs.owner")
         self._version = pubsub_key(store.qmgr, "subs.version")
         self._retained = pubsub_key(store.qmgr, "retained")
+        self._topics_version = pubsub_key(store.qmgr, "topics.version")
+        self._sub_stats = pubsub_key(store.qmgr, "subs.stats")
+        self._changes = pubsub_key(store.qmgr, "subs.changes")
+        self._topic_stats = pubsub_key(store.qmgr, "topics.stats")
 
     def subs_all(self) -> dict[str, bytes]:
         raw = self.store._transient(self.r.hgetall)(self._subs)
@@ -1100,20 +1157,27 @@ class RedisPubSubState:
     def sub_get(self, key: str) -> bytes | None:
         return self.store._transient(self.r.hget)(self._subs, key)
 
-    def sub_put(self, key: str, definition: bytes) -> None:
-        with self.r.pipeline(transaction=True) as p:
-            p.hset(self._subs, key, definition)
-            p.incr(self._version)
-            p.execute()
+    def _sub_change(self, op: str, key: str, definition: bytes = b"") -> None:
+        keys = [self._subs, self._owner, self._version, self._changes, self._sub_stats]
+        args = [op, key, definition, SUB_CHANGES_KEPT]
+        self.store.scripts["sub_change"](keys=keys, args=args)
         self.r.ping()  # the invalidations are out before this returns (set_definition)
 
+    def sub_put(self, key: str, definition: bytes) -> None:
+        self._sub_change("put", key, definition)
+
     def sub_delete(self, key: str) -> None:
-        with self.r.pipeline(transaction=True) as p:
-            p.hdel(self._subs, key)
-            p.hdel(self._owner, key)
-            p.incr(self._version)
-            p.execute()
-        self.r.ping()
+        self._sub_change("del", key)
+
+    def sub_changes(self, since: int) -> list[tuple[int, str]] | None:
+        raw = self.store._transient(self.r.lrange)(self._changes, 0, -1)
+        entries = []
+        for item in raw:
+            v, _, key = item.decode().partition("|")
+            entries.append((int(v), key))
+        if not entries or entries[0][0] > since + 1:
+            return None  # the log does not reach back to `since`
+        return [(v, k) for v, k in entries if v > since]
 
     def version(self) -> str | None:
         raw = self.store.marks.get(self._version)
@@ -1151,6 +1215,36 @@ class RedisPubSubState:
         else:
             self.r.hset(self._retained, topic, envelope)
 
+    def topics_version(self) -> str | None:
+        raw = self.store.marks.get(self._topics_version)
+        return None if raw is None else raw.decode()
+
+    def bump_topics_version(self) -> None:
+        self.r.incr(self._topics_version)
+        self.r.ping()  # the invalidations are out before this returns (set_definition)
+
+    def add_pub_counts(
+        self, subs: dict[str, tuple[int, int]], topics: dict[str, tuple[int, int]]
+    ) -> None:
+        args: list = [len(subs)]
+        for items in (subs, topics):
+            for field, (count, last) in items.items():
+                args.extend((field, count, last))
+        keys = [self._sub_stats, self._topic_stats]
+        self.store.scripts["pub_counts"](keys=keys, args=args)
+
+    def pub_counts(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+        def read(hash_key: str) -> dict[str, tuple[int, int]]:
+            raw = self.store._transient(self.r.hgetall)(hash_key)
+            out: dict[str, list[int]] = {}
+            for k, v in raw.items():
+                field, _, part = k.decode().rpartition("|")
+                slot = out.setdefault(field, [0, 0])
+                slot[0 if part == "n" else 1] = int(v)
+            return {f: (c, t) for f, (c, t) in out.items()}
+
+        return read(self._sub_stats), read(self._topic_stats)
+
 
 _SCRIPTS = {
     "claim": _CLAIM,
@@ -1172,4 +1266,6 @@ _SCRIPTS = {
     "end_delete": _END_DELETE,
     "sub_lease": _SUB_LEASE,
     "sub_release": _SUB_RELEASE,
+    "pub_counts": _PUB_COUNTS,
+    "sub_change": _SUB_CHANGE,
 }

@@ -351,6 +351,10 @@ class QueueState(Protocol):
         ...
 
 
+# The subscriptions' change log keeps this many entries: a reader further behind rebuilds.
+SUB_CHANGES_KEPT = 10_000
+
+
 class PubSubState(Protocol):
     """Subscriptions (key -> definition), the leases of the handles that have them open,
     and retained publications (topic string -> envelope); shim/subscriptions.py and
@@ -373,6 +377,11 @@ class PubSubState(Protocol):
         on every publication, so it costs no round trip while unchanged."""
         ...
 
+    def sub_changes(self, since: int) -> list[tuple[int, str]] | None:
+        """(version, key) of every sub_put / sub_delete after version `since`, oldest
+        first; None when the store no longer holds them all (the reader rebuilds)."""
+        ...
+
     def init_version(self) -> bool:
         """Set a first version where there is none: True if this call set it."""
         ...
@@ -393,6 +402,30 @@ class PubSubState(Protocol):
     def retained_all(self) -> dict[str, bytes]: ...
 
     def retained_put(self, topic: str, envelope: bytes | None) -> None: ...
+
+    # Topic objects' version (shim/topics.py): the publishers' cached topic tree.
+    def topics_version(self) -> str | None:
+        """Changes with every bump_topics_version; None when never set (or lost). Read
+        on every publication, so it costs no round trip while unchanged."""
+        ...
+
+    def bump_topics_version(self) -> None:
+        """A topic object was defined, altered or deleted."""
+        ...
+
+    # Delivery counters (shim/pubstats.py): DISPLAY SBSTATUS NUMMSGS / LMSGDATE and
+    # DISPLAY TPSTATUS PUBCOUNT / LPUBDATE. Written in batches, never per publication.
+    def add_pub_counts(
+        self, subs: dict[str, tuple[int, int]], topics: dict[str, tuple[int, int]]
+    ) -> None:
+        """Add (count, last ms) to each subscription's and topic string's counters (the
+        last time kept when it is later)."""
+        ...
+
+    def pub_counts(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+        """(subscription key -> (messages, last ms), topic string -> (publications,
+        last ms))."""
+        ...
 
 
 class StateStore(Protocol):

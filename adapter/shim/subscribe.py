@@ -13,6 +13,12 @@ its destination queue with the subscription handle:
   has them from its creation);
 - unmanaged: the queue the application opened and passed (Hobj).
 
+The topic's attributes (shim/topics.py, resolved at the node the subscription's topic
+string reaches before its first wildcard) apply: SUB(DISABLED) is MQRC_SUB_INHIBITED
+(2503, <https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q045080_.html>) for any
+MQSUB; DURSUB(NO) is MQRC_DURABILITY_NOT_ALLOWED (2436) for creating a durable one;
+MDURMDL / MNDURMDL name the model queues of managed ones.
+
 IBM: MQSUB <https://www.ibm.com/docs/en/SSFKSJ_9.0.0/com.ibm.mq.ref.dev.doc/q101930_.html>,
 "Example 2: Managed MQ subscriber" <https://www.ibm.com/docs/SSFKSJ_9.4.0/develop/q026610_.html>,
 SYSTEM.DURABLE.MODEL.QUEUE in the system objects
@@ -35,7 +41,8 @@ from adapter.core.subrules import (
     sub_close_options_error,
     sub_options_error,
 )
-from adapter.core.topicstring import pattern_error, wildcard_of
+from adapter.core.topicattrs import Effective, first_wildcard
+from adapter.core.topicstring import SEPARATOR, Wildcard, pattern_error, wildcard_of
 from adapter.shim.catalog import QueueDef
 from adapter.shim.handle import QueueHandle
 from adapter.shim.publish import Publisher
@@ -121,8 +128,30 @@ class SubscriptionHandle:
         self.subs.held.discard(self.sd.key)
 
 
-def _ensure_model(svc: Services, durable: bool) -> str:
-    name = DURABLE_MODEL if durable else NDURABLE_MODEL
+def _node(topic: str, wildcard: Wildcard) -> str:
+    """The topic string whose attributes a subscription takes: its own, or the levels
+    before its first wildcard."""
+    at = first_wildcard(topic, wildcard)
+    if at is None:
+        return topic
+    if wildcard is Wildcard.TOPIC:
+        return SEPARATOR.join(topic.split(SEPARATOR)[:at])
+    return topic[:at].rpartition(SEPARATOR)[0]
+
+
+def topic_attributes(publisher: Publisher, topic: str, wildcard: Wildcard) -> Effective:
+    eff = publisher.topics.effective(_node(topic, wildcard))
+    if eff.sub_inhibited:
+        raise fail(C.MQRC_SUB_INHIBITED)
+    return eff
+
+
+def ensure_model(svc: Services, durable: bool, name: str) -> str:
+    """The model queue of a managed subscription: the system ones are defined at first
+    use when absent (a queue manager has them from its creation); a model another
+    MDURMDL / MNDURMDL names must exist (its MQOPEN says 2085)."""
+    if name not in (DURABLE_MODEL, NDURABLE_MODEL):
+        return name
     if svc.catalog.lookup(name) is None:
         kind = C.MQQDT_PERMANENT_DYNAMIC if durable else C.MQQDT_TEMPORARY_DYNAMIC
         qdef = QueueDef(name=name, queue_type=C.MQQT_MODEL, definition_type=kind)
@@ -188,11 +217,14 @@ def _access(
     if not isinstance(outcome, Access):
         raise fail(outcome)
     if outcome is Access.CREATED:
-        sd, queue = _create(svc, subs, req, key, topic, wildcard.value, queue, open_queue, owner)
+        sd, queue = _create(
+            svc, subs, publisher, req, key, topic, wildcard.value, queue, open_queue, owner
+        )
         if not options & (C.MQSO_NEW_PUBLICATIONS_ONLY | C.MQSO_PUBLICATIONS_ON_REQUEST):
             publisher.deliver_retained(sd)
     else:
         sd = existing  # type: ignore[assignment]  # exists: access said so
+        topic_attributes(publisher, sd.topic, Wildcard(sd.wildcard))
         if outcome is Access.ALTERED:
             sd = _altered(sd, req, queue)
             subs.put(sd)
@@ -206,6 +238,7 @@ def _access(
 def _create(
     svc: Services,
     subs: Subscriptions,
+    publisher: Publisher,
     req: SubRequest,
     key: str,
     topic: str,
@@ -219,10 +252,15 @@ def _create(
     managed = bool(options & C.MQSO_MANAGED)
     if not subs.lease(key, owner[1]):  # taken between the lookup and now
         raise fail(C.MQRC_SUBSCRIPTION_IN_USE)
+    eff = topic_attributes(publisher, topic, Wildcard(wildcard))
+    if durable and not eff.durable_allowed:
+        raise fail(C.MQRC_DURABILITY_NOT_ALLOWED)
     if managed:
-        queue = open_queue(_ensure_model(svc, durable), MANAGED_OPEN, MANAGED_NAME[durable])
+        model = str(eff["model_durable_q" if durable else "model_non_durable_q"])
+        queue = open_queue(ensure_model(svc, durable, model), MANAGED_OPEN, MANAGED_NAME[durable])
     assert queue is not None  # unmanaged without a queue: sub_options_error said 2019
-    correl = req.sub_correl_id if options & C.MQSO_SET_CORREL_ID else svc.new_msg_id()
+    sub_id = svc.new_msg_id()
+    correl = req.sub_correl_id if options & C.MQSO_SET_CORREL_ID else sub_id
     sd = SubDef(
         key=key,
         name=req.sub_name.rstrip(" "),
@@ -237,6 +275,8 @@ def _create(
         options=options,
         pub_priority=req.pub_priority,
         created_ms=svc.clock.now_ms(),
+        sub_id=sub_id.hex(),
+        topic_object=req.object_name.rstrip(" "),
     )
     try:
         subs.put(sd)

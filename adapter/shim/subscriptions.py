@@ -14,7 +14,9 @@ Where a subscription lives:
   after a crash, until `sweep` finds its lease run out.
 
 Publishers keep an index of every subscription (core/topicstring.SubscriptionIndex)
-and rebuild it when the store's subscriptions version changes; the version is read
+and update it when the store's subscriptions version changes, by the keys the store's
+change log names since the version they hold (a full read only the first time, after
+a gap, or for more than a thousand changes); the version is read
 through the client-tracking cache (RedisStore.marks), so a publication pays no round
 trip to learn nothing changed, and a subscription made by any process is matched by
 every publication that starts after its MQSUB returned.
@@ -41,6 +43,7 @@ log = logging.getLogger("mqk.shim.subscriptions")
 
 SUB_KEY_PREFIX = "*SUB:"  # catalog topic key of a durable subscription
 NOT_LEASED_GRACE_MS = 60_000  # a non-durable subscription never leased: its MQSUB died
+_MAX_INCREMENTAL = 1_000  # more changed keys than this: one HGETALL beats the re-reads
 
 
 @dataclass
@@ -61,6 +64,11 @@ class SubDef:
     options: int = 0
     pub_priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED
     created_ms: int = 0
+    # DISPLAY SUB: MQSUBTYPE_API (MQSUB) or MQSUBTYPE_ADMIN (DEFINE SUB), the SUBID (hex;
+    # "": older definitions, whose CorrelId stands for it), TOPICOBJ.
+    sub_type: int = C.MQSUBTYPE_API
+    sub_id: str = ""
+    topic_object: str = ""
 
     def to_json(self) -> bytes:
         return json.dumps(asdict(self), sort_keys=True).encode()
@@ -72,6 +80,12 @@ class SubDef:
     @property
     def correl_bytes(self) -> bytes:
         return bytes.fromhex(self.correl_id)
+
+    @property
+    def subscription_id(self) -> str:
+        """SUBID: when the queue manager made the CorrelId, the SubId is it (MQSD
+        SubCorrelId: "the SubId is used as the DestinationCorrelId")."""
+        return self.sub_id or self.correl_id
 
     @property
     def on_request(self) -> bool:
@@ -94,6 +108,7 @@ class Subscriptions:
         self.clock = clock
         self._lock = threading.Lock()  # the application's threads and the pump
         self._version: str | None = None
+        self.rebuilds = 0  # full reads of every subscription (the tests count them)
         self._index = SubscriptionIndex()
         self._defs: dict[str, SubDef] = {}
         self._selectors: dict[str, Selector | None] = {}
@@ -112,6 +127,10 @@ class Subscriptions:
             version = self.state.version()
         if version == self._version:
             return
+        if not self._apply_changes(version):
+            self._rebuild(version)
+
+    def _rebuild(self, version: str | None) -> None:
         index = SubscriptionIndex()
         defs = {}
         for key, raw in self.state.subs_all().items():
@@ -120,6 +139,32 @@ class Subscriptions:
             index.add(key, sd.topic, Wildcard(sd.wildcard))
         self._index, self._defs, self._version = index, defs, version
         self._selectors = {}
+        self.rebuilds += 1
+
+    def _apply_changes(self, version: str | None) -> bool:
+        """Bring the index from the version it holds to `version` by the keys changed
+        in between (the store's change log), re-reading only those; False when that
+        cannot be done (no version held, the log does not reach back, too many)."""
+        if self._version is None or version is None:
+            return False
+        held, target = int(self._version), int(version)
+        if target < held:
+            return False  # the store restarted its count (a loss): read everything
+        changes = self.state.sub_changes(held)
+        if changes is None or len(changes) > _MAX_INCREMENTAL:
+            return False
+        for key in dict.fromkeys(k for v, k in changes if v <= target):
+            raw = self.state.sub_get(key)
+            self._selectors.pop(key, None)
+            if raw is None:
+                self._index.remove(key)
+                self._defs.pop(key, None)
+            else:
+                sd = SubDef.from_json(raw)
+                self._defs[key] = sd
+                self._index.add(key, sd.topic, Wildcard(sd.wildcard))
+        self._version = version
+        return True
 
     def matching(self, topic: str) -> list[SubDef]:
         """The subscriptions a publication on `topic` reaches, in key order (every

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 
 import adapter.pymqi as pymqi
 from adapter.core import mqscparse
-from adapter.tools import mqscchannel
+from adapter.tools import mqscchannel, mqscsub
 from adapter.tools.mqscrun import Processor
 from adapter.tools.mqscverify import Verified, VerifyOnly
 
@@ -45,6 +45,7 @@ VERBS = (
     "STOP",
 )
 mqscchannel.register()
+mqscsub.register()
 
 
 def _count(n: int, one: str, many: str, none: str) -> str:

@@ -181,6 +181,13 @@ def markdown(rows: list[Row], info: RunInfo, pngs: list[Path]) -> str:
         "same topic settings and counts; the ratio column is Python raw / Java. Short runs "
         "count the JVM's start-up and JIT warm-up, and the tools share two cores with the "
         "broker (itself a JVM), so here they need not be the faster client.",
+        "- (9) A sender channel moving persistent 1 KiB messages (BATCHSZ 50) from a "
+        "transmission queue on one Kafka cluster to a queue on another, vs a raw copy: "
+        "consume from A, produce to B in transactions of 50, then commit the offsets on A "
+        "(no transaction spans two clusters).",
+        "- (10) One publisher to 1, 10 and 100 subscriptions (1 KiB, non-persistent and "
+        "persistent): copies delivered per second (got by the subscribers) vs a raw Kafka "
+        "fan-out, one topic read in full by N consumers.",
         "- (11) One putter process and one getter process on one queue: persistent 1 KiB, "
         "sync MQPUTs, destructive MQGETs outside syncpoint; pairs/s from the first put to "
         "the last get, vs a producer process awaiting each delivery and a consumer process. "

@@ -21,6 +21,7 @@ from ops.bench import (
     machine,
     pairs,
     props,
+    pubsub,
     puts,
     spark,
     uow,
@@ -42,8 +43,9 @@ SECTIONS: dict[str, tuple[str, Callable[..., list[Row]]]] = {
     "spark": ("6 spark", spark.run),
     "java": ("7 ceiling", javatools.run),
     "props": ("8 properties", props.run),
-    "pairs": ("11 pairs", pairs.run),
     "channel": (channel.SECTION, channel.run),  # two Kafka clusters (issue 17)
+    "pubsub": (pubsub.SECTION, pubsub.run),  # issue 16: fan-out against raw Kafka's
+    "pairs": ("11 pairs", pairs.run),
     "costs": (costs.SECTION, costs.run),  # per-call floors behind the missed 1 KiB ratios
 }
 

@@ -225,4 +225,16 @@ def _one(r: Row, rows, shape, enc, dec, lua, ping) -> str:
             "moves bytes. Wall: per-message MQI work in Python and one Redis round trip per "
             "get, as in the units-of-work pair."
         )
+    if r.section == "10 pubsub":
+        subs = r.extra.get("subscriptions", 1)
+        return (
+            f"{mq_us:,.1f} us per copy delivered against {raw_us:,.1f} us per record a raw "
+            f"consumer reads, with {subs} subscription(s). Each publication outside "
+            "syncpoint is a Kafka transaction of its own (the _pub record and one copy per "
+            "subscription, then a commit: a round trip to the transaction coordinator, "
+            f"shared by the {subs} copies), and each copy is one MQGET (a Python call per "
+            "message), where the raw side produces without transactions and every consumer "
+            "reads in batches. Wall: the per-publication commit at few subscriptions, the "
+            "per-copy MQGET at many."
+        )
     return "no analysis for this pair."

@@ -12,22 +12,26 @@ from ops.bench.settings import MODES
 
 pytestmark = pytest.mark.integration
 
-# Rows per section: (1) 2 sizes x 2 persistences x 2 responses, (2) 2 sizes x 2 kinds,
+# Rows per section: (1) 2 sizes x 2 persistences x 2 responses, (2) 2 sizes x 2 kinds
+# + the persistent ones against a share group,
 # (3) 3 group cases + 2 for the big message, (4) 2 batch sizes + the larger with
 # MQOO_READ_AHEAD, (5) 3 percentiles x 2 rates, (6) rate + latency, (7) 2 sizes x
-# produce/consume, (costs) put, call shape, encode, decode, Redis call, (9) the channel
-# between two clusters (the second one started by the launcher).
+# produce/consume, (9) the channel between two clusters (the second one started by the
+# launcher), (10) 3 fan-outs x 2 persistences, (11) put+get pairs, (costs) put, call
+# shape, encode, decode, Redis call.
 EXPECTED = {
     "1 put": 8,
-    "2 get": 4,
+    "2 get": 6,
     "3 logical": 3,
     "3 big": 2,
     "4 uow": 3,
     "5 latency": 6,
     "6 spark": 2,
     "7 ceiling": 4,
-    "costs": 5,
     "9 channel": 1,
+    "10 pubsub": 6,
+    "11 pairs": 1,
+    "costs": 5,
 }
 
 

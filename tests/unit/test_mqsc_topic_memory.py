@@ -30,8 +30,8 @@ def test_define_display_delete_topic(qmgr, qmgr_name) -> None:
     shown = " ".join(out)
     assert rc == 0 and "TOPIC(SYSTEM.BASE.TOPIC)" in shown and "TOPIC(SPORTS)" in shown
     assert "DESCR(" not in shown
-    rc, out = run(qmgr, qmgr_name, "DEFINE TOPIC(T2) TOPICSTR('x') DEFPRTY(5)\n")
-    assert rc == 10 and "mqk: DEFPRTY is not supported by mqk." in out
+    rc, out = run(qmgr, qmgr_name, "DEFINE TOPIC(T2) TOPICSTR('x') CLUSTER(C1)\n")
+    assert rc == 10 and "mqk: CLUSTER is not supported by mqk." in out
 
     sub = pymqi.Subscription(qmgr)
     sub.sub(topic_name="SPORTS", topic_string="#")

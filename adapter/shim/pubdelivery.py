@@ -1,0 +1,140 @@
+"""What a publication does when one subscription's queue cannot take its copy: the
+queue is gone, PUT(DISABLED), full, or its MAXMSGL too small (MQPUT's own checks, as
+shim/deadletter.py:DeadLetterQueue.refusal makes them, with the depth estimated as
+Putter estimates it: no round trip per copy). A persistent publication still goes to a
+managed non-durable subscription's temporary dynamic queue (as the first slice had it:
+mqk's temporary queues hold persistent records like any other, and refusing them would
+make persistent publications and managed non-durable subscriptions exclusive).
+
+The topic's attributes decide (DEFINE TOPIC, USEDLQ / PMSGDLV / NPMSGDLV,
+<https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=reference-define-topic-define-topic>):
+with USEDLQ(YES) the copy goes to the queue manager's dead-letter queue with an MQDLH
+naming the subscriber's queue and the reason; when it cannot (USEDLQ(NO), no DEADQ, or
+the dead-letter queue refuses it too) the delivery failed, and PMSGDLV (persistent
+publications) or NPMSGDLV (non-persistent ones) say whether that fails the publication:
+ALL: any failure fails it; ALLDUR: a failure for a durable subscription fails it, one
+for a non-durable subscription does not; ALLAVAIL: never. A failed publication is
+MQRC_PUBLICATION_FAILURE (2502) and no subscriber gets it (nothing was sent: the copies
+go in one transaction).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from adapter import config
+from adapter.core import cmqc as C
+from adapter.core.errors import fail
+from adapter.shim.catalog import QueueDef
+from adapter.shim.log import produce
+from adapter.shim.pump import delivery_reason
+from adapter.shim.records import Record
+from adapter.shim.services import Services
+
+log = logging.getLogger("mqk.shim.pubdelivery")
+
+_DEPTH_FRESH_S = 0.1  # as Putter._depth_estimate
+
+
+def fails_publication(persistent: bool, durable: bool, delivery: int) -> bool:
+    """Whether a failed delivery to one subscription fails the whole publication, by
+    the topic's PMSGDLV / NPMSGDLV value `delivery` (resolved: never ASPARENT)."""
+    if delivery == C.MQDLV_ALL:
+        return True
+    if delivery == C.MQDLV_ALL_DUR:
+        return durable
+    return False
+
+
+class DeliveryCheck:
+    """A connection's view of whether subscription queues can take copies."""
+
+    def __init__(self, svc: Services) -> None:
+        self.svc = svc
+        self._depths: dict[str, tuple[int, float]] = {}
+
+    def _depth(self, queue: str) -> int:
+        value, at = self._depths.get(queue, (0, -1e9))
+        now = self.svc.clock.monotonic()
+        if now - at > _DEPTH_FRESH_S:
+            value = self.svc.store.queue(queue).depth()
+            self._depths[queue] = (value, now)
+        return value + self.svc.pump.pending_depth(queue)
+
+    def refusal(self, qdef: QueueDef | None, copies: list[dict[str, Any]]) -> int | None:
+        """Why `qdef` cannot take the copies now (MQPUT's reason codes), or None."""
+        if qdef is None or not qdef.has_storage:
+            return C.MQRC_UNKNOWN_OBJECT_NAME
+        if qdef.put_inhibited:
+            return C.MQRC_PUT_INHIBITED
+        if any(len(c["Payload"]) > qdef.max_msg_length for c in copies):
+            return C.MQRC_MSG_TOO_BIG_FOR_Q
+        depth = self._depth(qdef.name)
+        if depth + len(copies) > qdef.max_depth - config.DEPTH_MARGIN:
+            depth = self.svc.store.queue(qdef.name).depth() + self.svc.pump.pending_depth(
+                qdef.name
+            )  # near the limit: count exactly
+            self._depths[qdef.name] = (depth - self.svc.pump.pending_depth(qdef.name),
+                                       self.svc.clock.monotonic())  # fmt: skip
+        if depth + len(copies) > qdef.max_depth:
+            return C.MQRC_Q_FULL
+        return None
+
+    def dead_letter(
+        self, copies: list[dict[str, Any]], reason: int, queue: str
+    ) -> tuple[str, list[Record]] | None:
+        """The copies on the dead-letter queue (its name and records), or None when it
+        cannot take them."""
+        out: list[Record] = []
+        dlq = ""
+        for copy in copies:
+            moved = self.svc.dead_letters.put(copy, reason, queue)
+            if moved is None:
+                return None
+            dlq = moved.queue
+            out.extend(moved.records)
+        return dlq, out
+
+
+def direct(persistent: bool, in_uow: bool, npm_delivery: int) -> bool:
+    """Whether a publication goes without a Kafka transaction of its own: a
+    non-persistent one outside syncpoint whose NPMSGDLV is not ALL. MQ keeps no
+    non-persistent message through a failure and, with ALLAVAIL / ALLDUR, delivers a
+    non-persistent publication to the subscribers that can take it: so the copies may be
+    written one by one (in order per subscription: one idempotent producer), which saves
+    the commit round trip that dominates a publication. NPMSGDLV(ALL), persistent
+    publications and syncpoint keep the one transaction (all or nothing)."""
+    return not persistent and not in_uow and npm_delivery != C.MQDLV_ALL
+
+
+def send_direct(
+    svc: Services, by_queue: dict[str, list[Record]], own: list[Record], *, asynchronous: bool
+) -> None:
+    """The copies and the publication's own records on the connection's producer:
+    `asynchronous` (MQPMO_ASYNC_RESPONSE or DEFPRESP(ASYNC)) counted as each copy is
+    delivered, as an asynchronous MQPUT; otherwise one flush for all of them, as a
+    synchronous MQPUT (MQRC_CONNECTION_BROKEN, or the delivery's reason, when the broker
+    did not take them)."""
+    pump = svc.pump
+    if asynchronous:
+        for queue, recs in by_queue.items():
+            pump.send_async(queue, recs, status=False)
+        pump.send_now(own)
+        return
+    results: list = []
+
+    def settled(err: object, _msg: object) -> None:
+        results.append(err)
+
+    records = [r for recs in by_queue.values() for r in recs] + own
+    for topic, key, value, headers in records:
+        produce(pump.producer, topic, key, value, settled, headers)
+    if not pump.wait_delivered(config.BROKEN_AFTER_S) or len(results) < len(records):
+        raise fail(C.MQRC_CONNECTION_BROKEN)
+    failed = next((err for err in results if err is not None), None)
+    if failed is not None:
+        raise fail(delivery_reason(failed))
+    for queue, recs in by_queue.items():
+        pump.count_put(queue, len(recs))
+    pump.flush_depth()

@@ -1,0 +1,240 @@
+"""Subscriptions administered: DEFINE SUB / DELETE SUB (durable subscriptions made by an
+administrator, SUBTYPE(ADMIN), which a program can then MQSUB with MQSO_RESUME by
+their name), and what DISPLAY SUB / SBSTATUS / TPSTATUS show: each subscription's
+definition, its status (NUMMSGS, LMSGDATE / LMSGTIME, ACTCONN) and the topic tree's
+status (its nodes' resolved attributes, RETAINED, SUBCOUNT, PUBCOUNT, the publishers).
+
+IBM: DEFINE SUB <https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=reference-define-sub-define-durable-subscription>,
+DELETE SUB <https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q085950_.html>
+("remove a durable subscription ... For a managed destination, any unprocessed messages
+left on the destination are removed"), DISPLAY SUB
+<https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q086340_.html>,
+DISPLAY SBSTATUS, DISPLAY TPSTATUS.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from adapter.core import cmqc as C
+from adapter.core import cmqcfc as F  # noqa: N812
+from adapter.core.errors import fail
+from adapter.core.selector import compile_selector
+from adapter.core.topicattrs import Effective
+from adapter.core.topicstring import Wildcard, matches, pattern_error
+from adapter.shim.handle import QueueHandle
+from adapter.shim.pubstats import PUBLISHER_ACTIVE_MS, split_publisher
+from adapter.shim.pubsub import PubSub
+from adapter.shim.subscribe import MANAGED_NAME, MANAGED_OPEN, ensure_model, topic_attributes
+from adapter.shim.subscriptions import SubDef
+
+log = logging.getLogger("mqk.shim.subadmin")
+
+OpenQueue = Callable[[str, int, str], QueueHandle]
+
+
+@dataclass(frozen=True)
+class SubStatus:
+    """DISPLAY SBSTATUS of one subscription."""
+
+    sd: SubDef
+    messages: int  # NUMMSGS
+    last_ms: int  # LMSGDATE / LMSGTIME (0: none yet)
+    active: str  # ACTCONN: the id of the handle that has it open ("" none)
+
+
+@dataclass(frozen=True)
+class Publisher:
+    """DISPLAY TPSTATUS TYPE(PUB): one connection publishing on a topic string."""
+
+    conn_id: str
+    publications: int  # NUMPUBS
+    last_ms: int  # LPUBDATE / LPUBTIME
+
+
+@dataclass(frozen=True)
+class TopicStatus:
+    """DISPLAY TPSTATUS TYPE(TOPIC) of one topic string."""
+
+    topic: str
+    admin: str  # ADMIN: the topic object at this node ("" none)
+    attributes: Effective
+    retained: bool
+    subs: list[SubDef]  # SUBCOUNT: the subscriptions whose topic string is this one
+    publishers: list[Publisher]  # PUBCOUNT: those that published within the lease
+
+
+class SubAdmin:
+    def __init__(self, pubsub: PubSub, open_queue: OpenQueue) -> None:
+        self.pubsub = pubsub
+        self.svc = pubsub.svc
+        self.subs = pubsub.subs
+        self.open_queue = open_queue
+
+    # -- DEFINE / DELETE SUB -----------------------------------------------------------
+    def define(
+        self,
+        name: str,
+        *,
+        topic_object: str = "",
+        topic_string: str = "",
+        dest: str = "",
+        managed: bool = False,
+        selector: str = "",
+        user_data: str = "",
+        pub_priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED,
+        dest_correl: bytes | None = None,
+        wildcard: Wildcard = Wildcard.TOPIC,
+        request_only: bool = False,
+        replace: bool = False,
+    ) -> SubDef:
+        """DEFINE SUB: a durable subscription SUBTYPE(ADMIN). 4001 when it exists and
+        not `replace`; 2429 replacing one a handle has open; the topic as MQSUB resolves
+        it (2085, 2425, 2503 SUB(DISABLED), 2436 DURSUB(NO)); DEST a queue that exists
+        (2085), or a managed one made from the topic's MDURMDL."""
+        key = name.rstrip(" ")
+        if not key or len(key) > C.MQ_TOPIC_STR_LENGTH:
+            raise ValueError("SUB: a subscription name is required")
+        topic = self.pubsub.resolve_topic(topic_object, topic_string)
+        reason = pattern_error(topic, wildcard)
+        if reason is not None:
+            raise fail(reason)
+        compile_selector(selector or None)
+        existing = self.subs.lookup(key)
+        if existing is not None:
+            if not replace:
+                raise fail(F.MQRCCF_OBJECT_ALREADY_EXISTS)
+            if self._active(key):
+                raise fail(C.MQRC_SUBSCRIPTION_IN_USE)
+        eff = topic_attributes(self.pubsub.publisher, topic, wildcard)
+        if not eff.durable_allowed:
+            raise fail(C.MQRC_DURABILITY_NOT_ALLOWED)
+        if managed:
+            queue = existing.queue if existing is not None and existing.managed else ""
+            queue = queue or self._managed_queue(eff)
+        else:
+            if not dest:
+                raise ValueError("DEST is required unless DESTCLAS(MANAGED)")
+            qdef = self.svc.catalog.lookup(dest)
+            if qdef is None or not qdef.has_storage:
+                raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+            queue = qdef.name
+        sub_id = existing.subscription_id if existing is not None else self.svc.new_msg_id().hex()
+        options = C.MQSO_DURABLE | (C.MQSO_MANAGED if managed else 0)
+        options |= C.MQSO_WILDCARD_CHAR if wildcard is Wildcard.CHAR else C.MQSO_WILDCARD_TOPIC
+        options |= C.MQSO_PUBLICATIONS_ON_REQUEST if request_only else 0
+        sd = SubDef(
+            key=key,
+            name=key,
+            topic=topic,
+            wildcard=wildcard.value,
+            durable=True,
+            managed=managed,
+            queue=queue,
+            correl_id=dest_correl.hex() if dest_correl else sub_id,
+            user_data=user_data,
+            selection=selector,
+            options=options,
+            pub_priority=pub_priority,
+            created_ms=existing.created_ms if existing is not None else self.svc.clock.now_ms(),
+            sub_type=C.MQSUBTYPE_ADMIN,
+            sub_id=sub_id,
+            topic_object=topic_object.rstrip(" "),
+        )
+        self.subs.put(sd)
+        log.info("DEFINE SUB(%s) on %r -> %s", key, topic, queue)
+        return sd
+
+    def _managed_queue(self, eff: Effective) -> str:
+        """A permanent dynamic queue from the topic's MDURMDL, as MQSUB's managed
+        durable subscriptions have; it goes with the subscription."""
+        model = ensure_model(self.svc, True, str(eff["model_durable_q"]))
+        handle = self.open_queue(model, MANAGED_OPEN, MANAGED_NAME[True])
+        name = handle.name
+        handle.close()
+        return name
+
+    def _active(self, key: str) -> str:
+        lease = self.subs.state.leases().get(key)
+        if lease is None or lease[1] <= self.svc.clock.now_ms():
+            return ""
+        return lease[0]
+
+    def delete(self, name: str) -> None:
+        """DELETE SUB: a durable subscription (2085 none of that name; 2429 while a
+        handle has it open; MQRCCF_DURABILITY_NOT_ALLOWED for a non-durable one, which
+        only its handle ends); a managed destination goes with its messages."""
+        sd = self.subs.lookup(name.rstrip(" "))
+        if sd is None:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+        if not sd.durable:
+            raise fail(F.MQRCCF_DURABILITY_NOT_ALLOWED)
+        if self._active(sd.key):
+            raise fail(C.MQRC_SUBSCRIPTION_IN_USE)
+        self.subs.remove(sd)
+        if sd.managed:
+            qdef = self.svc.catalog.lookup(sd.queue, refresh=True)
+            if qdef is not None:
+                self.svc.dynamic.delete(qdef)
+
+    # -- DISPLAY SUB / SBSTATUS ----------------------------------------------------------
+    def listing(self, pattern: str = "*") -> list[SubDef]:
+        """The subscriptions whose name matches the (generic) MQSC name, by name."""
+        from_store = [SubDef.from_json(raw) for raw in self.subs.state.subs_all().values()]
+        found = [sd for sd in from_store if _name_matches(pattern, sd.name)]
+        return sorted(found, key=lambda sd: (sd.name, sd.key))
+
+    def status(self, pattern: str = "*") -> list[SubStatus]:
+        counts, _topics = self.pubsub.publisher.counts.read()
+        out = []
+        for sd in self.listing(pattern):
+            n, last = counts.get(sd.key, (0, 0))
+            out.append(SubStatus(sd, n, last, self._active(sd.key)))
+        return out
+
+    # -- DISPLAY TPSTATUS ----------------------------------------------------------------
+    def topic_status(self, pattern: str) -> list[TopicStatus]:
+        """The topic strings `pattern` names (itself, or with '#' / '+' the topic tree's
+        nodes it matches: topic objects, subscriptions, retained publications and
+        publications seen), in order."""
+        _subs, per_publisher = self.pubsub.publisher.counts.read()
+        now = self.svc.clock.now_ms()
+        publishers: dict[str, list[Publisher]] = {}
+        for key, (n, last) in per_publisher.items():
+            topic, conn = split_publisher(key)
+            if now - last <= PUBLISHER_ACTIVE_MS:
+                publishers.setdefault(topic, []).append(Publisher(conn, n, last))
+        all_subs = self.listing("*")
+        retained = set(self.pubsub.publisher.state.retained_all())
+        admin = {}
+        for name in self.pubsub.topics.names():
+            tdef = self.pubsub.topics.lookup(name)
+            if tdef is not None and tdef.topic_string:
+                admin.setdefault(tdef.topic_string, tdef.name)
+        known = {*admin, *retained, *publishers, *(sd.topic for sd in all_subs)}
+        wild = any(c in pattern for c in "#+")
+        topics = sorted(t for t in known if matches(pattern, t) if wild or t == pattern)
+        if not topics and not wild:
+            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)  # no such node in the topic tree
+        out = []
+        for topic in topics:
+            out.append(
+                TopicStatus(
+                    topic=topic,
+                    admin=admin.get(topic, ""),
+                    attributes=self.pubsub.topics.effective(topic),
+                    retained=topic in retained,
+                    subs=[sd for sd in all_subs if sd.topic == topic],
+                    publishers=sorted(publishers.get(topic, []), key=lambda p: p.conn_id),
+                )
+            )
+        return out
+
+
+def _name_matches(pattern: str, name: str) -> bool:
+    """MQSC's generic names: a trailing '*' matches any rest."""
+    if pattern.endswith("*"):
+        return name.startswith(pattern[:-1])
+    return name == pattern
