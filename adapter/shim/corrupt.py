@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from adapter import config
 from adapter.core import cmqc as C
@@ -49,9 +49,6 @@ from adapter.core.model import Item
 from adapter.shim.deadletter import dead_letter_envelope
 from adapter.shim.store import NoEpochError, QueueState, lane
 from adapter.shim.uow import UnitsOfWork
-
-if TYPE_CHECKING:  # optional: a type only (services builds the mover)
-    from adapter.shim.services import Services
 
 log = logging.getLogger("mqk.shim.corrupt")
 
@@ -110,7 +107,9 @@ class CorruptRecords:
 class DeadLetterMover:
     """A connection's moves of undeliverable records to the dead-letter queue."""
 
-    def __init__(self, svc: Services) -> None:
+    def __init__(self, svc: Any) -> None:
+        # svc: the connection's shim.services.Services, which builds this mover (not
+        # imported here: that module imports this one).
         self.svc = svc
         self._txn: UnitsOfWork | None = None
         self.moved = 0
