@@ -116,16 +116,7 @@ class DeadLetterMover:
 
     def _own_txn(self) -> UnitsOfWork:
         if self._txn is None:
-            svc = self.svc
-            self._txn = UnitsOfWork(
-                svc.qmgr,
-                svc.conn_id,
-                svc.log,
-                svc.store,
-                svc.pump,
-                svc.clock,
-                f"{svc.txn.transactional_id}.dlq",
-            )
+            self._txn = self.svc.side_units_of_work("dlq")
         return self._txn
 
     def move(self, queue: str, state: QueueState, records: CorruptRecords) -> int:

@@ -130,16 +130,7 @@ class Publisher:
 
     def _own_txn(self) -> UnitsOfWork:
         if self._txn is None:
-            svc = self.svc
-            self._txn = UnitsOfWork(
-                svc.qmgr,
-                svc.conn_id,
-                svc.log,
-                svc.store,
-                svc.pump,
-                svc.clock,
-                f"{svc.txn.transactional_id}.pub",
-            )
+            self._txn = self.svc.side_units_of_work("pub")
         return self._txn
 
     def restore_retained(self) -> int:

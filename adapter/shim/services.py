@@ -96,6 +96,20 @@ class Services:
             self.pump.send_async(delivery.queue, delivery.records, status=False)
         return True
 
+    def side_units_of_work(self, suffix: str) -> UnitsOfWork:
+        """Units of work of this connection's own, apart from the application's (their
+        transactional id `<id>.<suffix>`), for work that must commit by itself
+        (publications outside syncpoint, dead-letter moves of corrupt records)."""
+        return UnitsOfWork(
+            self.qmgr,
+            self.conn_id,
+            self.log,
+            self.store,
+            self.pump,
+            self.clock,
+            f"{self.txn.transactional_id}.{suffix}",
+        )
+
     def move_corrupt(self, queue: str, state: Any, records: CorruptRecords) -> int:
         """Records of `queue` no application may get, to the dead-letter queue
         (shim/corrupt.py); returns how many went."""
