@@ -1,4 +1,4 @@
-"""Get leases: destructive gets outside a unit of work without a round trip each.
+"""Get leases: destructive gets, in or outside a unit of work, without a Redis round trip each.
 
 One claim locks a run of the handle's next candidates for a short lease (owner
 `~<handle>`, store.LEASE_PREFIX). MQGET then hands out the run's messages one by one
