@@ -378,6 +378,9 @@ class Getter:
                 if res.index is None:
                     for i in res.gone:
                         reader.forget(segments[i].key)
+                    if res.leased:  # another handle is about to get it: not overtaken
+                        self._lease_blocked = True
+                        break
                     progressed = progressed or bool(res.gone) or self._stale(res) is RETRY
                     continue
                 return self._deliver(

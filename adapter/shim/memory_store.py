@@ -227,7 +227,7 @@ class MemoryQueueState:
                     if s == ClaimStatus.CONSUMED:
                         return ClaimResult(None, 0, [i], [])
                     if s in (ClaimStatus.LOCKED, ClaimStatus.STALE, ClaimStatus.LEASED):
-                        return ClaimResult(None, 0, [], [i])
+                        return ClaimResult(None, 0, [], [i], leased=s == ClaimStatus.LEASED)
                 # Statuses are all read before any take, as in the script: a repeated
                 # candidate is taken (and, consuming, counted off the depth) twice.
                 for c in cs:

@@ -157,6 +157,7 @@ if ARGV[5] == '1' then
     if s == 1 or s == 2 or s == 4 or s == 5 then
       res[1] = 0
       table.insert(res, (s == 1) and (i - 6) or -(i - 6))
+      if s == 5 then table.insert(res, 0) end
       return res
     end
     seen[i] = {ln, off}

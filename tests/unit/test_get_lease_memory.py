@@ -228,3 +228,15 @@ def test_syncpoint_gets_in_a_burst_hand_their_leases_to_the_unit_of_work(
     qmgr.commit()
     assert qmgr.queue_status("Q.LEASE.UOW")["current_depth"] == 0
     assert not world.server.data(qmgr_name, "Q.LEASE.UOW").lock
+
+
+def test_a_complete_message_get_waits_for_a_leased_message_too(world, qmgr, other) -> None:
+    """MQGMO_COMPLETE_MSG claims all or nothing: one stopped by another handle's get
+    lease waits for it as a plain get does, rather than answer 2033."""
+    qmgr.define_queue("Q.LEASE.COMPLETE")
+    mine = pymqi.Queue(qmgr, "Q.LEASE.COMPLETE", ALL)
+    _put_all(mine, 10)
+    assert [_get(mine) for _ in range(4)] == [b"m000", b"m001", b"m002", b"m003"]
+    theirs = pymqi.Queue(other, "Q.LEASE.COMPLETE", ALL)
+    gmo = pymqi.GMO(Options=NO_SP | C.MQGMO_COMPLETE_MSG)
+    assert theirs.get(None, pymqi.MD(), gmo) == b"m004"
