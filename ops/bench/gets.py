@@ -96,5 +96,10 @@ def _share_row(cfg, mq, queue: str, payload: bytes, n: int, bootstrap: str, topi
         raw=raw,
         raw_label="share-group consumer, explicit acks",
         target=Target("ratio", ">=", 0.3),
-        extra={"size": size, "count": n},
+        extra={
+            "size": size,
+            "count": n,
+            "mb_s": mb_per_s(value, size),
+            "raw_mb_s": mb_per_s(raw, size),
+        },
     )
