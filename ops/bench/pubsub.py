@@ -97,8 +97,9 @@ def run(cfg: BenchConfig, bootstrap: str, log=print) -> list[Row]:
     with mq_session("pubsub") as mq, raw_topics(bootstrap) as raw:
         # 100 subscriptions, their queues' input handles and the publisher: over the
         # default MAXHANDS (256).
-        mq.qm.alter_qmgr(max_handles=4 * max(FANOUTS) + 64)
-        for subs in FANOUTS:
+        fanouts = cfg.pubsub_fanouts or FANOUTS
+        mq.qm.alter_qmgr(max_handles=4 * max(fanouts) + 64)
+        for subs in fanouts:
             queues = [mq.define(f"FAN{subs}.S{i}") for i in range(subs)]
             topic = f"bench/fan{subs}"
             held = []

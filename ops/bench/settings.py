@@ -29,7 +29,9 @@ class BenchConfig:
     spark_segments: int = 20_000
     java_records: dict[int, int] = field(default_factory=dict)
     profile_messages: int = 3000
-    pair_count: int = 2000  # (9) put+get pairs per run
+    pair_count: int = 2000  # (11) put+get pairs per run
+    # (10) subscriptions per publisher; empty: pubsub.FANOUTS (1, 10, 100)
+    pubsub_fanouts: tuple[int, ...] = ()
     channel_messages: int = 2000  # per run of the channel pair (persistent, 1 KiB)
     settle_s: float = 30.0  # before each section: wait up to this long for idle CPUs
 
@@ -52,6 +54,7 @@ MODES: dict[str, BenchConfig] = {
         java_records={KIB: 2000, 64 * KIB: 100},
         profile_messages=200,
         pair_count=200,
+        pubsub_fanouts=(1, 10),  # 100 managed queues (1,000 topics) are too much for CI
         channel_messages=200,
         settle_s=2.0,
     ),

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.integration
 # (3) 3 group cases + 2 for the big message, (4) 2 batch sizes + the larger with
 # MQOO_READ_AHEAD, (5) 3 percentiles x 2 rates, (6) rate + latency, (7) 2 sizes x
 # produce/consume, (9) the channel between two clusters (the second one started by the
-# launcher), (10) 3 fan-outs x 2 persistences, (11) put+get pairs, (costs) put, call
+# launcher), (10) 2 fan-outs (tiny) x 2 persistences, (11) put+get pairs, (costs) put, call
 # shape, encode, decode, Redis call.
 EXPECTED = {
     "1 put": 8,
@@ -29,7 +29,7 @@ EXPECTED = {
     "6 spark": 2,
     "7 ceiling": 4,
     "9 channel": 1,
-    "10 pubsub": 6,
+    "10 pubsub": 4,
     "11 pairs": 1,
     "costs": 5,
 }

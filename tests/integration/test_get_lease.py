@@ -72,7 +72,7 @@ def _check_shares(shares: list[list[bytes]], sent: list[bytes]) -> None:
 
 
 def test_four_getter_processes_get_each_persistent_message_once(qmgr, qmgr_name) -> None:
-    n = 20_000
+    n = 8_000
     qmgr.define_queue("Q.LEASE.FOUR", max_depth=n)
     sent = _fill(qmgr, "Q.LEASE.FOUR", n)
     shares = _drain_in_processes(qmgr_name, "Q.LEASE.FOUR", 4)
@@ -111,7 +111,7 @@ _KILLED_GETTER = textwrap.dedent(
 
 
 def test_a_getter_killed_after_mqget_returned_never_gets_it_again(qmgr, qmgr_name) -> None:
-    n, rounds = 600, 12
+    n, rounds = 400, 8
     qmgr.define_queue("Q.LEASE.KILL", max_depth=n)
     sent = _fill(qmgr, "Q.LEASE.KILL", n)
     rng = random.Random(7)
