@@ -753,7 +753,7 @@ class RedisQueueState:
         self.prefix = queue_prefix(store.qmgr, queue)
         self._now_ms = store.now_ms
         self._settle_leased = store.scripts["settle_leased"]
-        self._add_depth_raw = store.scripts["add_depth"]
+        self._add_depth = store.scripts["add_depth"]  # sent write-behind, not settled
         s = {name: _Settled(script, store.behind) for name, script in store.scripts.items()}
         self._claim, self._peek, self._release = s["claim"], s["peek"], s["release"]
         self._advance, self._claim_many, self._lock_many = (
@@ -764,7 +764,7 @@ class RedisQueueState:
         self._verify, self._apply, self._reclaim = s["verify"], s["apply"], s["reclaim"]
         self._open = s["open"]
         self._count_native = s["count_native"]
-        self._add_depth, self._reset_stats = s["add_depth"], s["reset_stats"]
+        self._reset_stats = s["reset_stats"]
         self._begin_delete, self._end_delete = s["begin_delete"], s["end_delete"]
         self._marks = store.marks
         self._keys = [self.prefix]
@@ -914,7 +914,7 @@ class RedisQueueState:
         # MAXDEPTH checks and MQINQ see it; other processes see it a round trip later,
         # as they would have anyway.
         args = [delta, enqueued, put_ms, qtime_sum_ms, qtime_n, *QTIME_WEIGHTS]
-        self._behind.send(self._add_depth_raw, self._keys, args, _ignore_reply)
+        self._behind.send(self._add_depth, self._keys, args, _ignore_reply)
 
     def stats(self) -> QueueStats:
         raw = self.r.hgetall(self.prefix + "stats")
