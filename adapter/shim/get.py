@@ -192,12 +192,16 @@ class Getter:
                 if self.svc.txn.held_gets() > held:  # one more in the unit of work
                     self.svc.txn.count_uncommitted()
                 return result
-            if not fresh:
-                # Nothing in the view: make sure nothing committed is still unread.
+            remaining = None if deadline is None else deadline - clock.monotonic()
+            if not fresh and remaining is not None and remaining <= 0:
+                # Nothing in the view and no time left: make sure nothing committed
+                # before now is still unread (no false 2033). A get that still waits
+                # skips this ListOffsets round trip: the fetch it blocks in brings
+                # committed records within fetch.wait.max.ms, and the view is caught up
+                # before its wait ends empty-handed or when a wake finds it stale.
                 reader.catch_up()
                 fresh = True
                 continue
-            remaining = None if deadline is None else deadline - clock.monotonic()
             if remaining is not None and remaining <= 0:
                 if self._lease_blocked and lease_polls < _LEASE_POLLS:
                     # Messages another handle's get lease holds are only about to be
@@ -224,6 +228,12 @@ class Getter:
                 raise fail(C.MQRC_GET_INHIBITED)
             # Block in Kafka's fetch: a new record wakes us at once.
             reader.pump(min(0.05, remaining) if remaining is not None else 0.05)
+            if len(reader.view) and clock.monotonic() - reader.caught_up_at > config.STALE_VIEW_S:
+                # Something arrived into a view older than STALE_VIEW_S: the bound every
+                # get keeps, so a message of higher priority committed before it and
+                # not yet fetched is not overtaken.
+                reader.catch_up()
+                fresh = True
 
     def _attempt(self, req: GetRequest, browsing: bool, max_length: int | None):
         """One selection and claim: a result, None (nothing there), or RETRY."""
