@@ -27,17 +27,19 @@ from mqk_avro import codec, outputs
 from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
+from adapter.core import recordrules
 from adapter.shim import records
 from streaming import keyindex, packing
 from streaming.assembly import OpenUnit, Outcome, Piece, advance
 
 OUTPUT_SCHEMA = (
     "kind string, bucket int, key binary, value binary, prio int, part int, off long, "
-    "last_ts long, pieces int, open int, dups int, next_expiry long, busy_ms double"
+    "last_ts long, pieces int, open int, dups int, corrupt int, next_expiry long, busy_ms double"
 )
 # kind: 'msg' logical message, 'group' complete group, 'expired' a message to discard
 # (value = its record), 'stat' the bucket's open units, ignored duplicates, when the
-# next held unit can expire (-1: none) and the Python time this call took.
+# next held unit can expire (-1: none), the records left out as corrupt and the Python
+# time this call took.
 
 _UNIT_SCHEMA = (
     "done array<int>, last_seq int, in_group boolean, first_prio int, first_part int, "
@@ -96,6 +98,7 @@ class _Rows:
             "pieces": 0,
             "open": 0,
             "dups": 0,
+            "corrupt": 0,
             "next_expiry": -1,
             "busy_ms": 0.0,
             **extra,
@@ -135,17 +138,28 @@ class ReassemblyProcessor(StatefulProcessor):
         started = time.perf_counter()
         now = timerValues.getCurrentProcessingTimeInMs()
         by_unit: dict[bytes, list[Piece]] = {}
-        bad = 0
+        native = corrupt = 0
         for pdf in rows:
             for unit, prio, part, off, ts, value in packing.unpack(pdf):
                 env = records.envelope_of(unit, value)
                 if env is None:
-                    # A Kafka producer's native record (or garbage): never a segment or a
-                    # group member, so nothing to reassemble; MQGET serves it as it is.
-                    bad += 1
+                    if records.unreadable(unit, value) is None:
+                        # A Kafka producer's native record: never a segment or a group
+                        # member, so nothing to reassemble; MQGET serves it as it is.
+                        native += 1
+                    else:
+                        corrupt += 1  # an envelope that does not decode (truncated, ...)
+                    continue
+                if recordrules.impossible_field(env) is not None:
+                    # No MQPUT wrote it (Persistence 7, Priority -5, ...): never a piece
+                    # of a logical message. Getters move it to the dead-letter queue
+                    # (shim/corrupt.py); the job leaves it out and counts it.
+                    corrupt += 1
                     continue
                 by_unit.setdefault(unit, []).append(Piece(prio, part, off, ts, value, env))
-        yield self._process(int(key[0]), by_unit, now, ignored=bad, started=started)
+        yield self._process(
+            int(key[0]), by_unit, now, ignored=native, corrupt=corrupt, started=started
+        )
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator[pd.DataFrame]:
         started = time.perf_counter()
@@ -180,6 +194,7 @@ class ReassemblyProcessor(StatefulProcessor):
         now: int,
         *,
         ignored: int = 0,
+        corrupt: int = 0,
         fired: int | None = None,
         started: float = 0.0,
     ) -> pd.DataFrame:
@@ -232,7 +247,15 @@ class ReassemblyProcessor(StatefulProcessor):
             else:
                 self.index.clear()
         busy_ms = (time.perf_counter() - started) * 1000 if started else 0.0
-        out.add("stat", bucket, open=len(index), dups=ignored, next_expiry=want, busy_ms=busy_ms)
+        out.add(
+            "stat",
+            bucket,
+            open=len(index),
+            dups=ignored,
+            corrupt=corrupt,
+            next_expiry=want,
+            busy_ms=busy_ms,
+        )
         return out.frame()
 
     def _emit(self, out: _Rows, bucket: int, outcome: Outcome, now: int) -> None:

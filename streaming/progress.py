@@ -45,7 +45,8 @@ def format_line(progress: dict[str, Any] | None, stats: BatchStats | None) -> st
             parts.append(
                 f"out: messages={stats.messages} segments={stats.segments} "
                 f"groups={stats.groups} reports={stats.reports} expired={stats.discarded} "
-                f"duplicates={stats.duplicates} open_groups={stats.open_units} "
+                f"duplicates={stats.duplicates} corrupt={stats.corrupt} "
+                f"open_groups={stats.open_units} "
                 f"latency_ms p50={p50} p99={p99}"
             )
     return " ".join(parts)

@@ -107,11 +107,13 @@ def test_segmented_10_mib_message_and_duplicates(
     assert len(msgs) == 3  # the duplicates never made a message twice
 
 
-def test_native_records_on_a_queue_topic_are_not_reassembled(
+def test_native_and_corrupt_records_on_a_queue_topic_are_not_reassembled(
     spark, qm, qmgr_name, kafka_bootstrap, tmp_path
 ) -> None:
     """A Kafka producer's records on the queue's topic (no key; an envelope's bytes under
-    a foreign key) are whole messages for MQGET, never pieces for the job."""
+    a foreign key) are whole messages for MQGET, never pieces for the job. Corrupt ones
+    (a truncated envelope, an envelope with an MQMD no MQPUT could store) are left out
+    and counted: never a logical message (issue 19)."""
     from confluent_kafka import Producer
     from mqk_avro import codec
 
@@ -125,11 +127,16 @@ def test_native_records_on_a_queue_topic_are_not_reassembled(
     topic = naming.data_topic(qmgr_name, "Q.NATIVE", 0)
     producer.produce(topic, b"plain", headers=[("Color", b"red")])
     producer.produce(topic, forged, b"K" * 24)
+    truncated = codec.encode(codec.new_envelope(MsgId=b"T" * 24, Payload=b"t" * 50))[:-20]
+    producer.produce(topic, truncated, b"T" * 24)
+    impossible = codec.encode(codec.new_envelope(MsgId=b"P" * 24, Persistence=7))
+    producer.produce(topic, impossible, b"P" * 24)
     assert producer.flush(30) == 0
 
     job = run_job(spark, qmgr_name, "Q.NATIVE", tmp_path / "ckpt")
     msgs, groups = outputs(kafka_bootstrap, qmgr_name, "Q.NATIVE")
     assert [m.value["Payload"] for m in msgs] == [b"from MQ"] and groups == []
     assert job.sink.totals["messages"] == 1
+    assert job.sink.totals["corrupt"] == 2
     got = drain(q, options=C.MQGMO_NO_PROPERTIES)
     assert [d for d, _ in got] == [b"from MQ", b"plain", forged]
