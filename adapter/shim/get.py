@@ -227,11 +227,11 @@ class Getter:
             if self.qdef.get_inhibited:
                 raise fail(C.MQRC_GET_INHIBITED)
             # Block in Kafka's fetch: a new record wakes us at once.
-            reader.pump(min(0.05, remaining) if remaining is not None else 0.05)
-            if len(reader.view) and clock.monotonic() - reader.caught_up_at > config.STALE_VIEW_S:
-                # Something arrived into a view older than STALE_VIEW_S: the bound every
-                # get keeps, so a message of higher priority committed before it and
-                # not yet fetched is not overtaken.
+            arrived = reader.pump(min(0.05, remaining) if remaining is not None else 0.05)
+            if arrived and clock.monotonic() - reader.caught_up_at > config.STALE_VIEW_S:
+                # Records arrived into a view older than STALE_VIEW_S: the bound every get
+                # keeps, so a message of higher priority committed before them and not yet
+                # fetched is not overtaken (a wait that nothing wakes asks nothing).
                 reader.catch_up()
                 fresh = True
 
