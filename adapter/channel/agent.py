@@ -37,7 +37,14 @@ from adapter import config
 from adapter.channel import status as S
 from adapter.channel.endpoints import partner_targets
 from adapter.channel.receiver import Receiver
-from adapter.channel.syncq import RECEIVER, SENDER, SyncQueue, SyncRecord, next_seq
+from adapter.channel.syncq import (
+    RECEIVER,
+    SENDER,
+    SyncQueue,
+    SyncRecord,
+    SyncRecordUnavailableError,
+    next_seq,
+)
 from adapter.core import cmqxc as X
 from adapter.core.xqh import XQHError, unwrap
 from adapter.shim.channeldef import ChannelCatalog, ChannelDef
@@ -146,7 +153,10 @@ class Agent:
         self.ssync = SyncQueue(self.local, SENDER, cdef.name)
         self.rsync = SyncQueue(self.remote, RECEIVER, cdef.name)
         self.receiver = Receiver(self.remote, partner)
-        self._compare()
+        try:
+            self._compare()
+        except SyncRecordUnavailableError as err:
+            raise ChannelError(f"AMQ9999E: Channel '{cdef.name}': {err}.", S.RETRYING) from err
         self.status.cur_seq, self.status.cur_luwid = self.record.seq, self.record.luwid
         self.status.last_seq, self.status.last_luwid = self.record.seq, self.record.luwid
         self.status.indoubt, self.status.indoubt_msgids = False, []
@@ -158,6 +168,12 @@ class Agent:
         past the locked messages meanwhile would send them out of order."""
         deadline = time.monotonic() + (config.LEASE_MS + 5000) / 1000
         conn = self.local.get_handle()
+        # Fence the dead predecessor's producers now (same transactional ids): a commit
+        # it left undecided holds the ack logs' last stable offset back, and reconcile
+        # decides nothing until the broker aborts it (the transaction timeout).
+        conn.txn.producer()
+        assert self.remote is not None
+        self.remote.get_handle().txn.producer()
         state = conn.store.queue(self.cdef.xmit_q_name)
         # Live locks: wait for their lease. Stale ones: the engine's getters pass them by
         # while any message is free (reconciling only when none is), so reconcile here
@@ -195,18 +211,18 @@ class Agent:
             self.rsync.write(replace(mine, backout_luwid=""))
         elif ahead:
             log.info("channel %s: in-doubt batch %s committed", self.cdef.name, theirs.luwid)
-            self._commit_indoubt(theirs)
+            self._commit_indoubt(theirs, mine)
             mine = theirs
         else:
             raise ChannelError(mismatch(self.cdef.name, mine.seq + 1, theirs.seq + 1))
         self.record = replace(mine, backout_luwid="")
 
-    def _commit_indoubt(self, batch: SyncRecord) -> None:
+    def _commit_indoubt(self, batch: SyncRecord, mine: SyncRecord) -> None:
         """The sender's side of a batch the receiver committed: its messages leave the
         transmission queue (by MsgId) with the sender's record, in one unit of work."""
         assert self.xmitq is not None and self.ssync is not None
         remove_batch(self.local, self.xmitq, self.cdef.xmit_q_name, batch.msgids)
-        self.ssync.replace(batch)
+        self.ssync.replace(batch, current=mine)
         self.local.commit()
 
     # -- a batch -------------------------------------------------------------------------
@@ -269,15 +285,25 @@ class Agent:
             # open transaction, so put after it they would wait for its commit.
             for md, data, got_at in sorted(got, key=lambda g: not self._fast(g[0])):
                 self._send(md, data, got_at)
-            self.rsync.replace(batch)
+            self.rsync.replace(batch, current=prev)
             st.indoubt, st.indoubt_msgids = True, batch.msgids
             S.write(self.store, st)
         except BaseException:
             self.remote.backout()
             self.local.backout()
             raise
-        self.remote.commit()  # the batch is at the receiver: in doubt until the next line
-        self.ssync.replace(batch)
+        try:
+            self.remote.commit()  # the batch is at the receiver: in doubt until ssync's
+        except BaseException:
+            # Backed out there (or undecided: the next start compares the records); the
+            # gets go back here, or the connection's unit of work would keep them locked.
+            self.local.backout()
+            raise
+        try:
+            self.ssync.replace(batch, current=prev)
+        except BaseException:
+            self.local.backout()  # in doubt: the next start commits it (_compare)
+            raise
         self.local.commit()
         self.record = batch
         st.last_seq, st.last_luwid, st.indoubt, st.indoubt_msgids = (
@@ -389,6 +415,9 @@ def run_channel(
                     agent.step(poll_ms)
                 agent.set_status(S.STOPPED, f"AMQ9001I: Channel '{channel}' ended normally.")
                 return 0
+            except SyncRecordUnavailableError as err:
+                log.warning("channel %s: %s; retrying", channel, err)
+                agent.set_status(S.RETRYING, f"AMQ9999E: Channel '{channel}': {err}.")
             except ChannelError as err:
                 log.error("%s", err.message)
                 agent.set_status(err.status, err.message)

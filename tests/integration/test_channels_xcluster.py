@@ -20,9 +20,11 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -137,14 +139,22 @@ def pymqi_channels(qm: pymqi.QueueManager):
     return channels(qm)
 
 
+def agent_log(channel: str) -> Path:
+    """Where the agents of `channel` log (appended across restarts): read when one
+    exits on its own, so a failure shows the agent's own account."""
+    return Path(tempfile.gettempdir()) / f"mqk-xcluster-{os.getpid()}-{channel}.log"
+
+
 def _agent_process(qmgr: str, channel: str, env: dict[str, str] | None = None):
-    return subprocess.Popen(
-        [sys.executable, "-m", "adapter.cli", "channel", "run", qmgr, channel, "--poll-ms", "200"],
-        env={**os.environ, **FAST_RECOVERY, **(env or {})},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    with agent_log(channel).open("ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "adapter.cli", "channel", "run", qmgr, channel,
+             "--poll-ms", "200"],
+            env={**os.environ, **FAST_RECOVERY, **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=out,
+            start_new_session=True,
+        )  # fmt: skip
 
 
 def _stop(agent: subprocess.Popen) -> None:
@@ -289,6 +299,13 @@ class Side:
         return S.read(self.qm.get_handle().store, self.channel)
 
     def running(self) -> bool:
+        if self.agent is not None and self.agent.poll() is not None:
+            st = self.status()
+            tail = agent_log(self.channel).read_text(errors="replace")[-4000:]
+            raise AssertionError(
+                f"the agent of {self.channel} exited with {self.agent.returncode}: "
+                f"{st.message if st else 'no status'}\n{tail}"
+            )
         st = self.status()
         return (
             self.agent is not None
@@ -301,6 +318,13 @@ class Side:
         self.agent = _agent_process(self.qmgr, self.channel, self.env)
 
 
+def _moved_since(side: Side, mark: int) -> bool:
+    """Whether the side's agent committed a batch since its LSTSEQNO was `mark` (or
+    has nothing left to move)."""
+    st = side.status()
+    return (st is not None and st.last_seq != mark) or depth(side.qm, side.xmitq) == 0
+
+
 def _kill_test(pair: XPair, count: int, kills: int, timeout_s: float) -> dict[str, float]:
     """`count` persistent messages (priorities 0-9), half each way; `kills` SIGKILLs of
     a random one of the two agents, each at a random moment of its work."""
@@ -311,35 +335,59 @@ def _kill_test(pair: XPair, count: int, kills: int, timeout_s: float) -> dict[st
     _define_back_channel(pair)
     rng = random.Random(17)
     sent: dict[str, list[tuple[int, bytes]]] = {"A": [], "B": []}
-    for end, qm, queue in (("A", pair.a, "R.ORDERS"), ("B", pair.b, "R.BACK")):
-        q = pymqi.Queue(qm, queue, C.MQOO_OUTPUT)
-        for i in range(count // 2):
-            body, prio = b"%s%05d" % (end.encode(), i), rng.randrange(10)
-            q.put(body, pymqi.MD(Persistence=C.MQPER_PERSISTENT, Priority=prio),
-                  pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT))  # fmt: skip
-            sent[end].append((prio, body))
-        q.close()
+    queues = {
+        "A": pymqi.Queue(pair.a, "R.ORDERS", C.MQOO_OUTPUT),
+        "B": pymqi.Queue(pair.b, "R.BACK", C.MQOO_OUTPUT),
+    }
+
+    def feed(n: int) -> None:
+        """n more messages each way: fed in as many parts as there are kills, so that
+        every kill falls in transfers (a restart under load takes seconds; all of them
+        at once would be moved before the first few kills)."""
+        for end, q in queues.items():
+            for _ in range(n):
+                i = len(sent[end])
+                body, prio = b"%s%05d" % (end.encode(), i), rng.randrange(10)
+                q.put(body, pymqi.MD(Persistence=C.MQPER_PERSISTENT, Priority=prio),
+                      pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT))  # fmt: skip
+                sent[end].append((prio, body))
+
+    part = count // 2 // kills
+    feed(count // 2 - part * (kills - 1))
     sides = [
         Side(pair.a, pair.qma, CHANNEL, {}, pair.qmb),
         Side(pair.b, pair.qmb, BACK, pair.env_b(), pair.qma),
     ]
     moving = indoubt = 0
     try:
-        for _ in range(kills):
+        for n in range(kills):
+            if n:
+                feed(part)
             for side in sides:
                 if side.agent is None or side.agent.poll() is not None:
                     side.start()
             for side in sides:
                 wait_for(side.running, 60, f"the agent of {side.channel} to run")
-            time.sleep(rng.uniform(0.0, 0.8))
             victim = rng.choice(sides)
+            # Kill it while it transfers: once it has committed a batch in this life (a
+            # restart under load can take longer than any fixed pause), at a random
+            # moment of the batches after.
+            before = victim.status()
+            mark = before.last_seq if before else 0
+            if depth(victim.qm, victim.xmitq):
+                wait_for(lambda v=victim, m=mark: _moved_since(v, m), 60, "a batch moved")
+            time.sleep(rng.uniform(0.0, 0.5))
             assert victim.agent is not None
             os.kill(victim.agent.pid, signal.SIGKILL)
             victim.agent.wait()
+            with agent_log(victim.channel).open("a") as out:
+                out.write(f"--- SIGKILL {time.strftime('%H:%M:%S')} pid {victim.agent.pid}\n")
             left = depth(victim.qm, victim.xmitq)
-            moving += 0 < left < count // 2
+            moving += left > 0
             st = victim.status()
             indoubt += bool(st and st.indoubt)  # killed between the two commits
+            print(f"kill {n + 1}: {victim.channel} {left} left, LSTSEQNO "
+                  f"{st.last_seq if st else '-'}, in doubt {bool(st and st.indoubt)}")  # fmt: skip
         assert moving >= kills // 2, moving  # the kills hit transfers, not idle agents
         for side in sides:
             if side.agent is None or side.agent.poll() is not None:
@@ -348,6 +396,8 @@ def _kill_test(pair: XPair, count: int, kills: int, timeout_s: float) -> dict[st
             wait_for(side.running, 60, f"the last agent of {side.channel} to run")
             wait_for(lambda s=side: depth(s.qm, s.xmitq) == 0, timeout_s, f"{side.xmitq} empty")
     finally:
+        for q in queues.values():
+            q.close()
         for side in sides:
             if side.agent is not None:
                 _stop(side.agent)
