@@ -35,6 +35,7 @@ from dataclasses import replace
 import adapter.pymqi as pymqi
 from adapter import config
 from adapter.channel import status as S
+from adapter.channel.batchio import XmitGetter
 from adapter.channel.endpoints import partner_targets
 from adapter.channel.receiver import Receiver
 from adapter.channel.syncq import (
@@ -97,6 +98,7 @@ class Agent:
         self.status = S.read(self.store, cdef.name) or S.ChannelStatus(cdef.name)
         self.status.pid = S.ChannelStatus(cdef.name).pid
         self.xmitq: pymqi.Queue | None = None
+        self.getter: XmitGetter | None = None
         self.ssync: SyncQueue | None = None
         self.rsync: SyncQueue | None = None
         self.receiver: Receiver | None = None
@@ -149,6 +151,8 @@ class Agent:
                     f"AMQ9514E: Channel '{cdef.name}' is in use.", S.RETRYING
                 ) from err
             raise
+        sync = C.MQGMO_SYNCPOINT_IF_PERSISTENT if self.fast else C.MQGMO_SYNCPOINT
+        self.getter = XmitGetter(self.xmitq, sync)
         self._wait_for_predecessor()
         self.ssync = SyncQueue(self.local, SENDER, cdef.name)
         self.rsync = SyncQueue(self.remote, RECEIVER, cdef.name)
@@ -226,31 +230,20 @@ class Agent:
         self.local.commit()
 
     # -- a batch -------------------------------------------------------------------------
-    def _get(self, wait_ms: int) -> tuple[pymqi.MD, bytes] | None:
-        assert self.xmitq is not None
-        sync = C.MQGMO_SYNCPOINT_IF_PERSISTENT if self.fast else C.MQGMO_SYNCPOINT
-        md = pymqi.MD()
-        gmo = pymqi.GMO(
-            Options=sync | C.MQGMO_FAIL_IF_QUIESCING | (C.MQGMO_WAIT if wait_ms > 0 else 0),
-            WaitInterval=max(wait_ms, 0),
-        )
-        try:
-            return md, self.xmitq.get(None, md, gmo)
-        except pymqi.MQMIError as err:
-            if err.reason == C.MQRC_NO_MSG_AVAILABLE:
-                return None
-            raise
-
-    def _gather(self, wait_ms: int) -> list[tuple[pymqi.MD, bytes, float]]:
+    def _gather(self, wait_ms: int) -> list[tuple[dict, bytes, float]]:
+        """The batch: up to BATCHSZ messages and BATCHLIM kilobytes, waiting `wait_ms`
+        for the first and what is left of BATCHINT for the others (MQMD in the
+        engine's form, data, when got)."""
+        assert self.getter is not None
         cdef = self.cdef
-        got: list[tuple[pymqi.MD, bytes, float]] = []
+        got: list[tuple[dict, bytes, float]] = []
         limit, size, started = cdef.batch_data_limit * 1024, 0, time.monotonic()
         while len(got) < self.batch_size and (limit == 0 or size < limit):
             if got:
                 wait = cdef.batch_interval - int((time.monotonic() - started) * 1000)
             else:
                 wait = wait_ms
-            item = self._get(wait)
+            item = self.getter.get(wait)
             if item is None:
                 break
             got.append((*item, time.monotonic()))
@@ -275,7 +268,7 @@ class Agent:
             luwid=new_luwid(),
             prev_seq=prev.seq,
             prev_luwid=prev.luwid,
-            msgids=[md.MsgId.hex() for md, _, _ in got],
+            msgids=[md["MsgId"].hex() for md, _, _ in got],
         )
         st = self.status
         st.cur_seq, st.cur_luwid, st.cur_msgs = batch.seq, batch.luwid, len(got)
@@ -317,10 +310,10 @@ class Agent:
         self.set_status(S.RUNNING)
         return len(got)
 
-    def _fast(self, md: pymqi.MD) -> bool:
-        return self.fast and md.Persistence != C.MQPER_PERSISTENT
+    def _fast(self, md: dict) -> bool:
+        return self.fast and md["Persistence"] != C.MQPER_PERSISTENT
 
-    def _send(self, md: pymqi.MD, data: bytes, got_at: float) -> None:
+    def _send(self, md: dict, data: bytes, got_at: float) -> None:
         assert self.receiver is not None
         try:
             th = unwrap(data)
@@ -330,7 +323,7 @@ class Agent:
                 f"AMQ9544E: Messages not put to destination queue. A message on transmission "
                 f"queue {self.cdef.xmit_q_name} has no MQXQH: {err}."
             ) from err
-        expiry = md.Expiry
+        expiry = md["Expiry"]
         if expiry != C.MQEI_UNLIMITED:  # less the time since it was got
             expiry = max(1, expiry - int((time.monotonic() - got_at) * 10))
         self.receiver.put(th, expiry, syncpoint=not self._fast(md))

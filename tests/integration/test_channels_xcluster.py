@@ -318,11 +318,13 @@ class Side:
         self.agent = _agent_process(self.qmgr, self.channel, self.env)
 
 
-def _moved_since(side: Side, mark: int) -> bool:
-    """Whether the side's agent committed a batch since its LSTSEQNO was `mark` (or
-    has nothing left to move)."""
+def _batches(side: Side) -> int:
     st = side.status()
-    return (st is not None and st.last_seq != mark) or depth(side.qm, side.xmitq) == 0
+    return st.batches if st is not None else 0
+
+
+def _idle(side: Side) -> bool:
+    return depth(side.qm, side.xmitq) == 0
 
 
 def _kill_test(pair: XPair, count: int, kills: int, timeout_s: float) -> dict[str, float]:
@@ -361,22 +363,21 @@ def _kill_test(pair: XPair, count: int, kills: int, timeout_s: float) -> dict[st
     moving = indoubt = 0
     try:
         for n in range(kills):
-            if n:
-                feed(part)
             for side in sides:
                 if side.agent is None or side.agent.poll() is not None:
                     side.start()
             for side in sides:
                 wait_for(side.running, 60, f"the agent of {side.channel} to run")
             victim = rng.choice(sides)
-            # Kill it while it transfers: once it has committed a batch in this life (a
-            # restart under load can take longer than any fixed pause), at a random
-            # moment of the batches after.
             before = victim.status()
-            mark = before.last_seq if before else 0
-            if depth(victim.qm, victim.xmitq):
-                wait_for(lambda v=victim, m=mark: _moved_since(v, m), 60, "a batch moved")
-            time.sleep(rng.uniform(0.0, 0.5))
+            mark = before.batches if before else 0
+            if n:
+                feed(part)  # fed now that both run: the kill falls in its transfer
+            # Kill it while it transfers: once it has committed a batch of the new part
+            # (a restart under load can take longer than any fixed pause), at a random
+            # moment of the batches after.
+            wait_for(lambda v=victim, m=mark: _batches(v) > m or _idle(v), 60, "a batch")
+            time.sleep(rng.uniform(0.0, 0.15))
             assert victim.agent is not None
             os.kill(victim.agent.pid, signal.SIGKILL)
             victim.agent.wait()
