@@ -13,6 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import adapter.pymqi as pymqi
 from adapter import config
@@ -22,6 +24,7 @@ from adapter.channel.syncq import RECEIVER, SENDER, SYNCQ, SyncQueue
 from adapter.shim import naming
 from adapter.shim.memory_log import MemoryLog
 from tests.channelkit import CHANNEL, depth, put_remote, read_all, setup_pair
+from tests.unit.conftest import World
 
 C = pymqi.CMQC
 
@@ -305,3 +308,34 @@ def test_a_record_hidden_by_a_stale_lock_is_not_taken_for_none(world_pair, point
     hide = lambda: _undecided_commit_on_syncq_acks(world, qmgr)  # noqa: E731
     assert not _run(world, "", rest_s=0, before_compare=hide)
     _check(pair, sent + more)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    kills=st.lists(
+        st.tuples(
+            st.sampled_from(STEP_POINTS + BIND_POINTS), st.integers(1, 3), st.sampled_from(RESTS)
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    batch_size=st.integers(1, 6),
+)
+def test_any_run_of_kills_loses_and_doubles_nothing(kills, batch_size) -> None:
+    """Several agents in a row, each killed at a random point of a random batch (or
+    running to the end when the point is not reached), with random rests after."""
+    world, real = World(), pymqi.connect
+    pymqi.connect = lambda name, *a, **kw: world.connect(name, **kw)
+    try:
+        a, b = pymqi.connect("QMA"), pymqi.connect("QMB")
+        pair = setup_pair(a, b, "QMA", "QMB", batch_size=batch_size)
+        sent: list[bytes] = []
+        for round_, (point, nth, rest_s) in enumerate(kills):
+            bodies = [b"p%d.%d" % (round_, i) for i in range(7)]
+            put_remote(pair.a, bodies)
+            sent += bodies
+            _run(world, point, rest_s=rest_s, nth=nth)
+        assert not _run(world, "", rest_s=0)
+        _check(pair, sent)
+    finally:
+        pymqi.connect = real
