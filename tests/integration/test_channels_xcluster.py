@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -431,3 +432,78 @@ def test_agents_killed_at_random_moments_move_each_message_once_in_order(pair: X
 @pytest.mark.soak
 def test_soak_agents_killed_20_times_with_10000_messages(pair: XPair) -> None:
     _kill_test(pair, 10_000, 20, 1500)
+
+
+class _Killed(BaseException):
+    """SIGKILL in process: nothing after it reaches the servers."""
+
+
+def _abandon(qm: pymqi.QueueManager, corpses: list[object]) -> None:
+    """What a SIGKILL leaves of a connection: no renewals, no backout, no MQDISC."""
+    qm.get_handle().pump.stop()
+    qm._disconnect_on_exit = False
+    for name in ("backout", "commit", "disconnect"):
+        setattr(qm, name, lambda *a, **k: None)
+    corpses.append(qm)
+
+
+def test_a_sync_record_hidden_by_a_dead_agents_lock_is_waited_for(
+    pair: XPair, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The soak's exit code 20, made to happen: the agent dies holding its receiver
+    record at QMB (got under syncpoint to be replaced, the batch not committed); when
+    its successor starts, that lock has run out and an undecided commit on SYNCQ's ack
+    log at QMB (as another channel's agent sharing the queue leaves one for a moment)
+    keeps reconcile from releasing it. The successor waits for the record instead of
+    comparing the zero state with QMA's (AMQ9526E), then moves the rest once."""
+    from confluent_kafka import Producer
+
+    from adapter.channel.agent import Agent, channels, transactional_id
+    from adapter.channel.syncq import SENDER, SYNCQ
+    from adapter.shim import naming
+
+    monkeypatch.setattr(config, "LEASE_MS", 2000)  # the dead agent's locks and opens
+    monkeypatch.setattr(config, "OPEN_LEASE_MS", 3000)  # run out in seconds
+    cdef = channels(pair.a).lookup(CHANNEL)
+    assert cdef is not None
+    txn = transactional_id(pair.qma, CHANNEL, SENDER)
+    corpses: list[object] = []
+    local = pymqi.connect(pair.qma, transactional_id=txn)
+    agent = Agent(local, pair.qma, cdef)
+    agent.bind()
+    put_remote(pair.a, [b"x%d" % i for i in range(10)])
+    assert agent.step(0) == 10
+    put_remote(pair.a, [b"y%d" % i for i in range(10)])
+
+    def die() -> None:
+        assert agent.remote is not None
+        _abandon(agent.remote, corpses)
+        _abandon(local, corpses)
+        raise _Killed
+
+    assert agent.remote is not None
+    agent.remote.commit = die  # type: ignore[method-assign]
+    with pytest.raises(_Killed):
+        agent.step(0)
+    corpses.append(agent)
+    time.sleep(3.5)  # its locks (2 s) and its open of the transmission queue (3 s) ran out
+    other = Producer({"bootstrap.servers": pair.b_bootstrap,
+                      "transactional.id": f"other-agent-{os.getpid()}"})  # fmt: skip
+    other.init_transactions(30)
+    other.begin_transaction()
+    other.produce(naming.ack_topic(pair.qmb, SYNCQ), b'{"c": []}', b"0.0")
+    other.flush(30)
+    threading.Timer(4.0, lambda: other.abort_transaction(30)).start()
+    successor = pymqi.connect(pair.qma, transactional_id=txn)
+    again = Agent(successor, pair.qma, cdef)
+    started = time.monotonic()
+    again.bind()  # the old read took the hidden record for none: AMQ9526E here
+    waited = time.monotonic() - started
+    while again.step(0):
+        pass
+    again.close()
+    successor.disconnect()
+    got = [d for d, _ in read_all(pair.b, "ORDERS")]
+    assert got == [b"x%d" % i for i in range(10)] + [b"y%d" % i for i in range(10)]
+    assert depth(pair.a, pair.qmb) == 0 and again.status.last_seq == 20
+    print(f"\nthe successor waited {waited:.1f} s for the hidden record")
