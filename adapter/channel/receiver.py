@@ -26,7 +26,8 @@ import logging
 import time
 
 import adapter.pymqi as pymqi
-from adapter.channel import batchio
+from adapter.channel.batchio import put as engine_put
+from adapter.channel.batchio import put_request
 from adapter.core.dlh import DeadLetterHeader
 from adapter.core.text import mqchar
 from adapter.core.xqh import TransmissionHeader
@@ -100,7 +101,7 @@ class Receiver:
         options = sync | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_FAIL_IF_QUIESCING
         try:
             queue = self._queue(th.remote_q_name, th.remote_q_mgr_name)
-            batchio.put(queue, batchio.put_request(th, expiry, options), th.data)
+            engine_put(queue, put_request(th, expiry, options), th.data)
         except pymqi.MQMIError as err:
             if err.reason not in UNDELIVERABLE:
                 raise
