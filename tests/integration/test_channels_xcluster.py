@@ -328,6 +328,20 @@ def _idle(side: Side) -> bool:
     return depth(side.qm, side.xmitq) == 0
 
 
+def _in_doubt(side: Side) -> bool:
+    st = side.status()
+    return st is not None and st.indoubt and side.agent is not None and st.pid == side.agent.pid
+
+
+def _poll(check, timeout_s: float, what: str) -> None:
+    """wait_for at a 5 ms pace: an in-doubt window lasts milliseconds."""
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.005)
+
+
 def _kill_test(pair: XPair, count: int, kills: int, timeout_s: float) -> dict[str, float]:
     """`count` persistent messages (priorities 0-9), half each way; `kills` SIGKILLs of
     a random one of the two agents, each at a random moment of its work."""
@@ -374,19 +388,24 @@ def _kill_test(pair: XPair, count: int, kills: int, timeout_s: float) -> dict[st
             mark = before.batches if before else 0
             if n:
                 feed(part)  # fed now that both run: the kill falls in its transfer
-            # Kill it while it transfers: once it has committed a batch of the new part
-            # (a restart under load can take longer than any fixed pause), at a random
-            # moment of the batches after.
-            wait_for(lambda v=victim, m=mark: _batches(v) > m or _idle(v), 60, "a batch")
-            time.sleep(rng.uniform(0.0, 0.15))
+            # Kill it while it transfers (a restart under load can take longer than any
+            # fixed pause): half the time a moment after it committed a batch of the new
+            # part, half the time as soon as a batch is seen in doubt (sent, its
+            # confirmation awaited: the window between the two ends' commits).
+            if rng.random() < 0.5:
+                wait_for(lambda v=victim, m=mark: _batches(v) > m or _idle(v), 60, "a batch")
+                time.sleep(rng.uniform(0.0, 0.15))
+            else:
+                _poll(lambda v=victim: _in_doubt(v) or _idle(v), 60, "a batch in doubt")
+                time.sleep(rng.uniform(0.0, 0.02))
             assert victim.agent is not None
             os.kill(victim.agent.pid, signal.SIGKILL)
             victim.agent.wait()
             with agent_log(victim.channel).open("a") as out:
                 out.write(f"--- SIGKILL {time.strftime('%H:%M:%S')} pid {victim.agent.pid}\n")
             left = depth(victim.qm, victim.xmitq)
-            moving += left > 0
             st = victim.status()
+            moving += left > 0 or bool(st and st.indoubt)
             indoubt += bool(st and st.indoubt)  # killed between the two commits
             print(f"kill {n + 1}: {victim.channel} {left} left, LSTSEQNO "
                   f"{st.last_seq if st else '-'}, in doubt {bool(st and st.indoubt)}")  # fmt: skip
