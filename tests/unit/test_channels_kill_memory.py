@@ -223,6 +223,7 @@ def _run(
     except Killed:
         _after_death(world, rest_s)
         return True
+    proc.armed = False  # the point was not reached: the agent ends as it ends
     agent.close()
     proc.local.disconnect()
     return False
