@@ -144,8 +144,11 @@ class SyncQueue:
         there is none. Otherwise the read tries again until `timeout_s` (the lease and
         the transaction timeout) and then fails with SyncRecordUnavailableError: taking a
         hidden record for "none" would compare the zero state with the partner's and
-        stop the channel with AMQ9526E though nothing was wrong. MQ keeps a mismatch
-        for real disagreement: "the channel recovers automatically in most cases"
+        stop the channel with AMQ9526E though nothing was wrong. A mismatch "implies
+        that persistent synchronization data has been lost on either side of the
+        channel" (spec/sequential-retrieval.txt, "Channel message sequence
+        numbering"); a record out of sight for a while is not lost, and "the channel
+        recovers automatically in most cases"
         ("Safety of messages",
         https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.0.0/com.ibm.mq.con.doc/q015710_.html)."""
         conn = self.qm.get_handle()
