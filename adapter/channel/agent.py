@@ -35,9 +35,17 @@ from dataclasses import replace
 import adapter.pymqi as pymqi
 from adapter import config
 from adapter.channel import status as S
+from adapter.channel.batchio import XmitGetter
 from adapter.channel.endpoints import partner_targets
 from adapter.channel.receiver import Receiver
-from adapter.channel.syncq import RECEIVER, SENDER, SyncQueue, SyncRecord, next_seq
+from adapter.channel.syncq import (
+    RECEIVER,
+    SENDER,
+    SyncQueue,
+    SyncRecord,
+    SyncRecordUnavailableError,
+    next_seq,
+)
 from adapter.core import cmqxc as X
 from adapter.core.xqh import XQHError, unwrap
 from adapter.shim.channeldef import ChannelCatalog, ChannelDef
@@ -90,6 +98,7 @@ class Agent:
         self.status = S.read(self.store, cdef.name) or S.ChannelStatus(cdef.name)
         self.status.pid = S.ChannelStatus(cdef.name).pid
         self.xmitq: pymqi.Queue | None = None
+        self.getter: XmitGetter | None = None
         self.ssync: SyncQueue | None = None
         self.rsync: SyncQueue | None = None
         self.receiver: Receiver | None = None
@@ -142,11 +151,16 @@ class Agent:
                     f"AMQ9514E: Channel '{cdef.name}' is in use.", S.RETRYING
                 ) from err
             raise
+        sync = C.MQGMO_SYNCPOINT_IF_PERSISTENT if self.fast else C.MQGMO_SYNCPOINT
+        self.getter = XmitGetter(self.xmitq, sync)
         self._wait_for_predecessor()
         self.ssync = SyncQueue(self.local, SENDER, cdef.name)
         self.rsync = SyncQueue(self.remote, RECEIVER, cdef.name)
         self.receiver = Receiver(self.remote, partner)
-        self._compare()
+        try:
+            self._compare()
+        except SyncRecordUnavailableError as err:
+            raise ChannelError(f"AMQ9999E: Channel '{cdef.name}': {err}.", S.RETRYING) from err
         self.status.cur_seq, self.status.cur_luwid = self.record.seq, self.record.luwid
         self.status.last_seq, self.status.last_luwid = self.record.seq, self.record.luwid
         self.status.indoubt, self.status.indoubt_msgids = False, []
@@ -158,6 +172,12 @@ class Agent:
         past the locked messages meanwhile would send them out of order."""
         deadline = time.monotonic() + (config.LEASE_MS + 5000) / 1000
         conn = self.local.get_handle()
+        # Fence the dead predecessor's producers now (same transactional ids): a commit
+        # it left undecided holds the ack logs' last stable offset back, and reconcile
+        # decides nothing until the broker aborts it (the transaction timeout).
+        conn.txn.producer()
+        assert self.remote is not None
+        self.remote.get_handle().txn.producer()
         state = conn.store.queue(self.cdef.xmit_q_name)
         # Live locks: wait for their lease. Stale ones: the engine's getters pass them by
         # while any message is free (reconciling only when none is), so reconcile here
@@ -195,46 +215,35 @@ class Agent:
             self.rsync.write(replace(mine, backout_luwid=""))
         elif ahead:
             log.info("channel %s: in-doubt batch %s committed", self.cdef.name, theirs.luwid)
-            self._commit_indoubt(theirs)
+            self._commit_indoubt(theirs, mine)
             mine = theirs
         else:
             raise ChannelError(mismatch(self.cdef.name, mine.seq + 1, theirs.seq + 1))
         self.record = replace(mine, backout_luwid="")
 
-    def _commit_indoubt(self, batch: SyncRecord) -> None:
+    def _commit_indoubt(self, batch: SyncRecord, mine: SyncRecord) -> None:
         """The sender's side of a batch the receiver committed: its messages leave the
         transmission queue (by MsgId) with the sender's record, in one unit of work."""
         assert self.xmitq is not None and self.ssync is not None
         remove_batch(self.local, self.xmitq, self.cdef.xmit_q_name, batch.msgids)
-        self.ssync.replace(batch)
+        self.ssync.replace(batch, current=mine)
         self.local.commit()
 
     # -- a batch -------------------------------------------------------------------------
-    def _get(self, wait_ms: int) -> tuple[pymqi.MD, bytes] | None:
-        assert self.xmitq is not None
-        sync = C.MQGMO_SYNCPOINT_IF_PERSISTENT if self.fast else C.MQGMO_SYNCPOINT
-        md = pymqi.MD()
-        gmo = pymqi.GMO(
-            Options=sync | C.MQGMO_FAIL_IF_QUIESCING | (C.MQGMO_WAIT if wait_ms > 0 else 0),
-            WaitInterval=max(wait_ms, 0),
-        )
-        try:
-            return md, self.xmitq.get(None, md, gmo)
-        except pymqi.MQMIError as err:
-            if err.reason == C.MQRC_NO_MSG_AVAILABLE:
-                return None
-            raise
-
-    def _gather(self, wait_ms: int) -> list[tuple[pymqi.MD, bytes, float]]:
+    def _gather(self, wait_ms: int) -> list[tuple[dict, bytes, float]]:
+        """The batch: up to BATCHSZ messages and BATCHLIM kilobytes, waiting `wait_ms`
+        for the first and what is left of BATCHINT for the others (MQMD in the
+        engine's form, data, when got)."""
+        assert self.getter is not None
         cdef = self.cdef
-        got: list[tuple[pymqi.MD, bytes, float]] = []
+        got: list[tuple[dict, bytes, float]] = []
         limit, size, started = cdef.batch_data_limit * 1024, 0, time.monotonic()
         while len(got) < self.batch_size and (limit == 0 or size < limit):
             if got:
                 wait = cdef.batch_interval - int((time.monotonic() - started) * 1000)
             else:
                 wait = wait_ms
-            item = self._get(wait)
+            item = self.getter.get(wait)
             if item is None:
                 break
             got.append((*item, time.monotonic()))
@@ -259,7 +268,7 @@ class Agent:
             luwid=new_luwid(),
             prev_seq=prev.seq,
             prev_luwid=prev.luwid,
-            msgids=[md.MsgId.hex() for md, _, _ in got],
+            msgids=[md["MsgId"].hex() for md, _, _ in got],
         )
         st = self.status
         st.cur_seq, st.cur_luwid, st.cur_msgs = batch.seq, batch.luwid, len(got)
@@ -269,15 +278,25 @@ class Agent:
             # open transaction, so put after it they would wait for its commit.
             for md, data, got_at in sorted(got, key=lambda g: not self._fast(g[0])):
                 self._send(md, data, got_at)
-            self.rsync.replace(batch)
+            self.rsync.replace(batch, current=prev)
             st.indoubt, st.indoubt_msgids = True, batch.msgids
             S.write(self.store, st)
         except BaseException:
             self.remote.backout()
             self.local.backout()
             raise
-        self.remote.commit()  # the batch is at the receiver: in doubt until the next line
-        self.ssync.replace(batch)
+        try:
+            self.remote.commit()  # the batch is at the receiver: in doubt until ssync's
+        except BaseException:
+            # Backed out there (or undecided: the next start compares the records); the
+            # gets go back here, or the connection's unit of work would keep them locked.
+            self.local.backout()
+            raise
+        try:
+            self.ssync.replace(batch, current=prev)
+        except BaseException:
+            self.local.backout()  # in doubt: the next start commits it (_compare)
+            raise
         self.local.commit()
         self.record = batch
         st.last_seq, st.last_luwid, st.indoubt, st.indoubt_msgids = (
@@ -291,10 +310,10 @@ class Agent:
         self.set_status(S.RUNNING)
         return len(got)
 
-    def _fast(self, md: pymqi.MD) -> bool:
-        return self.fast and md.Persistence != C.MQPER_PERSISTENT
+    def _fast(self, md: dict) -> bool:
+        return self.fast and md["Persistence"] != C.MQPER_PERSISTENT
 
-    def _send(self, md: pymqi.MD, data: bytes, got_at: float) -> None:
+    def _send(self, md: dict, data: bytes, got_at: float) -> None:
         assert self.receiver is not None
         try:
             th = unwrap(data)
@@ -304,7 +323,7 @@ class Agent:
                 f"AMQ9544E: Messages not put to destination queue. A message on transmission "
                 f"queue {self.cdef.xmit_q_name} has no MQXQH: {err}."
             ) from err
-        expiry = md.Expiry
+        expiry = md["Expiry"]
         if expiry != C.MQEI_UNLIMITED:  # less the time since it was got
             expiry = max(1, expiry - int((time.monotonic() - got_at) * 10))
         self.receiver.put(th, expiry, syncpoint=not self._fast(md))
@@ -389,6 +408,9 @@ def run_channel(
                     agent.step(poll_ms)
                 agent.set_status(S.STOPPED, f"AMQ9001I: Channel '{channel}' ended normally.")
                 return 0
+            except SyncRecordUnavailableError as err:
+                log.warning("channel %s: %s; retrying", channel, err)
+                agent.set_status(S.RETRYING, f"AMQ9999E: Channel '{channel}': {err}.")
             except ChannelError as err:
                 log.error("%s", err.message)
                 agent.set_status(err.status, err.message)

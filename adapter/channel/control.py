@@ -31,7 +31,13 @@ import adapter.pymqi as pymqi
 from adapter import config
 from adapter.channel import status as S
 from adapter.channel.agent import channels, remove_batch
-from adapter.channel.syncq import RECEIVER, SENDER, SyncQueue, SyncRecord
+from adapter.channel.syncq import (
+    RECEIVER,
+    SENDER,
+    SyncQueue,
+    SyncRecord,
+    SyncRecordUnavailableError,
+)
 from adapter.shim.channeldef import ChannelDef
 
 log = logging.getLogger("mqk.channel.control")
@@ -111,6 +117,15 @@ def stop_channel(qm: pymqi.QueueManager, name: str, wait_s: float = 30.0) -> boo
     return False
 
 
+def _read(sync: SyncQueue, name: str) -> SyncRecord:
+    """The channel's record; a dead agent's lock that keeps hiding it means the channel
+    is still held: AMQ9514E, as while it runs."""
+    try:
+        return sync.read()
+    except SyncRecordUnavailableError as err:
+        raise ControlError(f"AMQ9514E: Channel '{name}' is in use.") from err
+
+
 def reset_channel(qm: pymqi.QueueManager, name: str, seqnum: int = 1) -> None:
     """RESET CHANNEL SEQNUM(n): refused while the channel runs."""
     if not 1 <= seqnum <= 999_999_999:
@@ -122,7 +137,7 @@ def reset_channel(qm: pymqi.QueueManager, name: str, seqnum: int = 1) -> None:
     end = SENDER if cdef.is_sender else RECEIVER
     sync = SyncQueue(qm, end, name)
     try:
-        old = sync.read()
+        old = _read(sync, name)
         sync.write(SyncRecord(seq=seqnum - 1, luwid=old.luwid, reset=cdef.is_sender))
     finally:
         sync.close()
@@ -143,7 +158,7 @@ def resolve_channel(qm: pymqi.QueueManager, name: str, commit: bool) -> None:
         return  # nothing in doubt: MQ accepts the command and does nothing
     sync = SyncQueue(qm, SENDER, name)
     try:
-        mine = sync.read()
+        mine = _read(sync, name)
         batch = SyncRecord(
             seq=st.cur_seq, luwid=st.cur_luwid, prev_seq=mine.seq, prev_luwid=mine.luwid,
             msgids=st.indoubt_msgids,
@@ -152,7 +167,7 @@ def resolve_channel(qm: pymqi.QueueManager, name: str, commit: bool) -> None:
             xmitq = pymqi.Queue(qm, cdef.xmit_q_name, C.MQOO_INPUT_EXCLUSIVE)
             try:
                 remove_batch(qm, xmitq, cdef.xmit_q_name, batch.msgids)
-                sync.replace(batch)
+                sync.replace(batch, current=mine)
                 qm.commit()
             finally:
                 xmitq.close()

@@ -26,6 +26,8 @@ import logging
 import time
 
 import adapter.pymqi as pymqi
+from adapter.channel.batchio import put as engine_put
+from adapter.channel.batchio import put_request
 from adapter.core.dlh import DeadLetterHeader
 from adapter.core.text import mqchar
 from adapter.core.xqh import TransmissionHeader
@@ -95,16 +97,16 @@ class Receiver:
     def put(self, th: TransmissionHeader, expiry: int, *, syncpoint: bool) -> None:
         """Put one message of the batch (under the batch's unit of work when
         `syncpoint`, else visible at once), or dead-letter it."""
-        md = message_descriptor(th, expiry)
         sync = C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
-        pmo = pymqi.PMO(Options=sync | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_FAIL_IF_QUIESCING)
+        options = sync | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_FAIL_IF_QUIESCING
         try:
-            self._queue(th.remote_q_name, th.remote_q_mgr_name).put(th.data, md, pmo)
+            queue = self._queue(th.remote_q_name, th.remote_q_mgr_name)
+            engine_put(queue, put_request(th, expiry, options), th.data)
         except pymqi.MQMIError as err:
             if err.reason not in UNDELIVERABLE:
                 raise
             self._queues.pop((th.remote_q_name, th.remote_q_mgr_name), None)
-            self._dead_letter(th, md, err.reason, sync)
+            self._dead_letter(th, message_descriptor(th, expiry), err.reason, sync)
 
     def _dead_letter(self, th: TransmissionHeader, md: pymqi.MD, reason: int, sync: int) -> None:
         dlq = self.qm.get_handle().qmgr_def().dead_letter_q

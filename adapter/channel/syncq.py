@@ -25,6 +25,7 @@ C = pymqi.CMQC
 SYNCQ = "SYSTEM.CHANNEL.SYNCQ"
 SENDER, RECEIVER = "S", "R"
 SEQ_WRAP = 999_999_999  # SEQWRAP's default: sequence numbers restart at 1 after it
+_OPEN = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING
 
 
 @dataclass
@@ -55,6 +56,24 @@ class SyncRecord:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
+class SyncRecordUnavailableError(Exception):
+    """A sync record could not be read or replaced as it is: a transient state (a dead
+    agent's lock not yet reconciled), never a sequence-number mismatch."""
+
+
+def read_timeout_s() -> float:
+    """How long a dead agent's lock may hide a record: its lease, then an undecided
+    transaction on the ack log (aborted by the transaction timeout at the latest)."""
+    return (config.LEASE_MS + config.TXN_TIMEOUT_MS) / 1000 + 5
+
+
+def _same(old: SyncRecord | None, current: SyncRecord) -> bool:
+    """Whether the record got is the one expected (none is the zero state's)."""
+    if old is None:
+        return current.same_point(SyncRecord()) and not current.msgids
+    return old.same_point(current)
+
+
 def next_seq(seq: int, count: int) -> int:
     """The sequence number `count` messages after `seq` (wrapping after SEQWRAP)."""
     return (seq + count - 1) % SEQ_WRAP + 1 if count else seq
@@ -81,38 +100,95 @@ class SyncQueue:
 
     def __init__(self, qm: pymqi.QueueManager, end: str, channel: str) -> None:
         ensure_syncq(qm)
-        self.qm = qm
+        self.qm, self.channel = qm, channel
+        self.end_name = "sender" if end == SENDER else "receiver"
         self.correl_id = f"{end}:{channel}".encode().ljust(24, b"\0")
-        options = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING
-        self.queue = pymqi.Queue(qm, SYNCQ, options)
+        self.queue = pymqi.Queue(qm, SYNCQ, _OPEN)
 
-    def _get(self, options: int, wait_ms: int = 0) -> SyncRecord | None:
-        md = pymqi.MD(CorrelId=self.correl_id)
-        gmo = pymqi.GMO(
-            Options=options | C.MQGMO_FAIL_IF_QUIESCING | (C.MQGMO_WAIT if wait_ms else 0),
-            MatchOptions=C.MQMO_MATCH_CORREL_ID,
-            WaitInterval=wait_ms,
-        )
-        try:
-            return SyncRecord.from_bytes(self.queue.get(None, md, gmo))
-        except pymqi.MQMIError as err:
-            if err.reason == C.MQRC_NO_MSG_AVAILABLE:
-                return None
-            raise
+    def _reopened(self, err: pymqi.MQMIError) -> bool:
+        """2052 on the first start: two agents of one queue manager defined SYNCQ at
+        once and the later definition replaced the earlier (ensure_syncq is not atomic),
+        so handles opened on the first see the queue as deleted though its records are
+        on the same topics. Open it again (True) and let the caller retry once."""
+        if err.reason != C.MQRC_Q_DELETED:
+            return False
+        log.warning("%s was defined again under this agent: opening it again", SYNCQ)
+        self.queue = pymqi.Queue(self.qm, SYNCQ, _OPEN)
+        return True
 
-    def read(self) -> SyncRecord:
-        """The committed record (MQ's zero state when there is none yet). Got under
-        syncpoint and backed out: a dead agent's lock on it (until its lease runs out)
-        makes this wait instead of reading nothing."""
-        locked = self.qm.get_handle().store.queue(SYNCQ).live_locks() > 0
-        wait = config.LEASE_MS + 5000 if locked else 0
-        rec = self._get(C.MQGMO_SYNCPOINT, wait)
-        self.qm.backout()
-        return rec or SyncRecord()
+    def _get(self, options: int) -> SyncRecord | None:
+        for attempt in (1, 2):
+            md = pymqi.MD(CorrelId=self.correl_id)
+            gmo = pymqi.GMO(
+                Options=options | C.MQGMO_FAIL_IF_QUIESCING,
+                MatchOptions=C.MQMO_MATCH_CORREL_ID,
+            )
+            try:
+                return SyncRecord.from_bytes(self.queue.get(None, md, gmo))
+            except pymqi.MQMIError as err:
+                if err.reason == C.MQRC_NO_MSG_AVAILABLE:
+                    return None
+                if attempt == 2 or not self._reopened(err):
+                    raise
+        raise AssertionError("unreachable")
 
-    def replace(self, record: SyncRecord) -> None:
-        """Replace the record inside the current unit of work (the caller commits)."""
-        self._get(C.MQGMO_SYNCPOINT)
+    def read(self, timeout_s: float | None = None) -> SyncRecord:
+        """The committed record; MQ's zero state only when there is none.
+
+        A record that is there may be out of sight for a while: locked by a dead agent's
+        unit of work (until its lease runs out and the lock is reconciled, which waits
+        for an undecided transaction on the ack log), so a get that finds nothing does
+        not prove there is no record. Locks on the queue (any channel's) are looked at
+        *before* each get: with none, a record, if there were one, was free then and
+        only this channel's agent takes it, so a get that then finds nothing means
+        there is none. Otherwise the read tries again until `timeout_s` (the lease and
+        the transaction timeout) and then fails with SyncRecordUnavailableError: taking a
+        hidden record for "none" would compare the zero state with the partner's and
+        stop the channel with AMQ9526E though nothing was wrong. A mismatch "implies
+        that persistent synchronization data has been lost on either side of the
+        channel" (spec/sequential-retrieval.txt, "Channel message sequence
+        numbering"); a record out of sight for a while is not lost, and "the channel
+        recovers automatically in most cases"
+        ("Safety of messages",
+        https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.0.0/com.ibm.mq.con.doc/q015710_.html)."""
+        conn = self.qm.get_handle()
+        state = conn.store.queue(SYNCQ)
+        limit = timeout_s if timeout_s is not None else read_timeout_s()
+        clock = conn.clock  # the connection's: a test's manual clock moves with the sleeps
+        deadline = clock.monotonic() + limit
+        while True:
+            stale = state.stale_locks()
+            busy = bool(stale) or state.live_locks() > 0
+            try:
+                rec = self._get(C.MQGMO_SYNCPOINT)
+            finally:
+                self.qm.backout()
+            if rec is not None:
+                return rec
+            if not busy:
+                return SyncRecord()
+            if stale:
+                conn.services.reconcile(SYNCQ)  # 0 while a commit is undecided: again
+            if clock.monotonic() > deadline:
+                raise SyncRecordUnavailableError(
+                    f"the {self.end_name} sync record of channel {self.channel} stayed "
+                    f"locked for {limit:.0f} s"
+                )
+            clock.sleep(0.05)
+
+    def replace(self, record: SyncRecord, current: SyncRecord | None = None) -> None:
+        """Replace the record inside the current unit of work (the caller commits).
+        `current`: the record the caller knows to be there (compared at start, or
+        written by its last batch); if the get does not return that one, the unit of
+        work must not commit (two records for one end, or a lost one, would make the
+        next start compare the wrong state): SyncRecordUnavailableError."""
+        old = self._get(C.MQGMO_SYNCPOINT)
+        if current is not None and not _same(old, current):
+            raise SyncRecordUnavailableError(
+                f"the {self.end_name} sync record of channel {self.channel} is "
+                f"{old.seq if old else 'missing'}/{old.luwid if old else '-'}, not "
+                f"{current.seq}/{current.luwid} as expected"
+            )
         md = pymqi.MD(CorrelId=self.correl_id, Persistence=C.MQPER_PERSISTENT)
         self.queue.put(record.to_bytes(), md, pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
 

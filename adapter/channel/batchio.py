@@ -1,0 +1,110 @@
+"""The channel agent's message I/O without the pymqi face's per-message structures.
+
+The agent gets every message of a batch from the transmission queue and puts it at its
+destination. Through the face, each of those calls builds and fills an MQMD and an
+MQGMO / MQPMO (every field coerced on assignment) only for the agent to read three
+fields back (MsgId, Persistence, Expiry) or to copy the MQXQH's MQMD into it. Here the
+engine's requests are built once per option set (gets) or straight from the MQXQH's
+descriptor (puts), and the engine's handles are called directly. What MQ defines stays
+where it is: the engine's MQGET and MQPUT rules (priority order, syncpoint, context,
+MAXDEPTH, put inhibition, reports, the destination's refusals that send a message to
+the dead-letter queue) all run as before, and a failure reaches the agent as the face
+gives it (`failures.mqi`: MQMIError with MQ's reason, the unit of work doomed on an
+unexpected one).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import adapter.pymqi as pymqi
+from adapter.core.calls import GetRequest, PutRequest
+from adapter.core.model import id24
+from adapter.core.xqh import TransmissionHeader
+from adapter.pymqi.failures import mqi
+
+C = pymqi.CMQC
+Got = tuple[dict[str, Any], bytes]  # the message's MQMD (engine form) and its data
+
+
+@mqi
+def _get(queue: pymqi.Queue, req: GetRequest, wait_ms: int) -> Any:
+    return queue.get_handle().get(req, None, wait_ms)
+
+
+@mqi
+def _put(queue: pymqi.Queue, req: PutRequest, data: bytes) -> Any:
+    return queue.get_handle().put(req, data, put1=False)
+
+
+class XmitGetter:
+    """Destructive gets from an open transmission queue with `options` (its syncpoint
+    option; MQGMO_WAIT added when a wait is asked), the requests made once."""
+
+    def __init__(self, queue: pymqi.Queue, options: int) -> None:
+        self.queue = queue
+        options |= C.MQGMO_FAIL_IF_QUIESCING
+        # The face's own translation of a default MQMD and the MQGMO: the same request
+        # an MQGET with these options would make.
+        self._no_wait = pymqi.get_request(pymqi.MD(), pymqi.GMO(Options=options))
+        self._wait = pymqi.get_request(pymqi.MD(), pymqi.GMO(Options=options | C.MQGMO_WAIT))
+
+    def get(self, wait_ms: int) -> Got | None:
+        """The next message (waiting up to `wait_ms` when above 0), or None (2033)."""
+        req = self._wait if wait_ms > 0 else self._no_wait
+        try:
+            result = _get(self.queue, req, max(wait_ms, 0))
+        except pymqi.MQMIError as err:
+            if err.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return None
+            raise
+        # No conversion and no buffer limit are asked: a warning cannot come with it.
+        return result.md, result.data
+
+
+def put_request(th: TransmissionHeader, expiry: int, options: int) -> PutRequest:
+    """The MQPUT of the message `th` carries, as it was put at the sending end: its
+    MQMD (and MQMDE's version-2 fields) with every context field set
+    (MQPMO_SET_ALL_CONTEXT in `options`), and `expiry` as what remains of it."""
+    md, mde = th.md, th.mde
+    ext = mde if mde is not None else md
+    context = {
+        "UserIdentifier": md["UserIdentifier"],
+        "AccountingToken": bytes(md["AccountingToken"]),
+        "ApplIdentityData": md["ApplIdentityData"],
+        "PutApplType": md["PutApplType"],
+        "PutApplName": md["PutApplName"],
+        "ApplOriginData": md["ApplOriginData"],
+        "PutDate": md["PutDate"],
+        "PutTime": md["PutTime"],
+    }
+    return PutRequest(
+        options,
+        id24(md["MsgId"]),
+        id24(md["CorrelId"]),
+        mde["GroupId"] if mde is not None else C.MQGI_NONE,
+        mde["MsgSeqNumber"] if mde is not None else 1,
+        mde["Offset"] if mde is not None else 0,
+        mde["MsgFlags"] if mde is not None else C.MQMF_NONE,
+        md["Persistence"],
+        md["Priority"],
+        expiry,
+        ext["Format"],
+        ext["CodedCharSetId"],
+        ext["Encoding"],
+        md["MsgType"],
+        md["Report"],
+        md["Feedback"],
+        md["ReplyToQ"],
+        md["ReplyToQMgr"],
+        mde["OriginalLength"] if mde is not None else C.MQOL_UNDEFINED,
+        C.MQMD_VERSION_2,
+        context,
+        0,
+    )
+
+
+def put(queue: pymqi.Queue, req: PutRequest, data: bytes) -> None:
+    """MQPUT through the engine's handle: MQMIError as the face raises it. A warning
+    (the message is put) is not a failure of the batch."""
+    _put(queue, req, data)
