@@ -65,7 +65,9 @@ def _stack(args: argparse.Namespace) -> int:
             print(f"# {what} is not running: mqk stack up" + (f" --cluster {name}" if name else ""),
                   file=sys.stderr)  # fmt: skip
             return 3
-        print("\n".join(lines))
+        from adapter.redact import redact
+
+        print(redact("\n".join(lines)))  # never a password (adapter/redact.py)
     return 0
 
 

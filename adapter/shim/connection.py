@@ -43,6 +43,7 @@ from adapter.core.resolution import (
     resolve_remote,
 )
 from adapter.core.selector import compile_selector
+from adapter.redact import redact
 from adapter.shim import qstats
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import SYSTEM, Clock
@@ -112,7 +113,7 @@ class Connection:
             self.store.ping()
             self.log.check_reachable()
         except BACKEND_ERRORS as exc:
-            log.warning("MQCONN %s: the servers cannot be reached: %s", qmgr, exc)
+            log.warning("MQCONN %s: the servers cannot be reached: %s", qmgr, redact(str(exc)))
             self._close_backends()
             raise fail(C.MQRC_HOST_NOT_AVAILABLE) from exc
         self._closed = False

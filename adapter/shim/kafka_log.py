@@ -61,14 +61,15 @@ class KafkaLog:
     def __init__(self, bootstrap: str, client_id: str | None = None) -> None:
         self.bootstrap = bootstrap
         self.client_id = client_id or uuid.uuid4().hex[:12]
-        self.conf = {
-            "bootstrap.servers": bootstrap,
-            "logger": kafka_logger(),
+        # The operator's settings (TLS, SASL: adapter/config.py) under the library's own.
+        self.conf = config.kafka_client(
+            bootstrap,
+            logger=kafka_logger(),
             # A queue exists when DEFINE made its topics. A put racing DELETE QLOCAL must
             # fail, never bring the topic back on a cluster that creates topics on use
             # (librdkafka's producers ask for that by default).
-            "allow.auto.create.topics": False,
-        }
+            **{"allow.auto.create.topics": False},
+        )
         self.admin = AdminClient(self.conf)
         self._admin_made = time.monotonic()
 
