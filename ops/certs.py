@@ -84,8 +84,10 @@ def make(folder: Path, users: list[str], p12_password: str) -> Certs:
     _key(folder, "ca.key")
     _openssl("req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=mqk local stack CA",
              "-days", DAYS, "-sha256", "-out", "ca.crt", cwd=folder)  # fmt: skip
-    _signed(folder, "server", "/CN=localhost",
-            "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n")  # fmt: skip
+    server_ext = (
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n"
+    )
+    _signed(folder, "server", "/CN=localhost", server_ext)
     _openssl("pkcs12", "-export", "-in", "server.crt", "-inkey", "server.key",
              "-certfile", "ca.crt", "-name", "server", "-out", "server.p12",
              "-passout", f"pass:{p12_password}", cwd=folder)  # fmt: skip
