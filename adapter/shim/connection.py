@@ -45,6 +45,7 @@ from adapter.core.resolution import (
 from adapter.core.selector import compile_selector
 from adapter.redact import redact
 from adapter.shim import qstats
+from adapter.shim.authority import QueueAuthority, not_authorized
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import SYSTEM, Clock
 from adapter.shim.context import DEFAULT_CONTEXT
@@ -113,10 +114,15 @@ class Connection:
             self.store.ping()
             self.log.check_reachable()
         except BACKEND_ERRORS as exc:
-            log.warning("MQCONN %s: the servers cannot be reached: %s", qmgr, redact(str(exc)))
             self._close_backends()
+            if not_authorized(exc):  # refused credentials: MQ's answer is 2035
+                log.warning("MQCONN %s: the servers refused the credentials: %s", qmgr,
+                            redact(str(exc)))  # fmt: skip
+                raise fail(C.MQRC_NOT_AUTHORIZED) from exc
+            log.warning("MQCONN %s: the servers cannot be reached: %s", qmgr, redact(str(exc)))
             raise fail(C.MQRC_HOST_NOT_AVAILABLE) from exc
         self._closed = False
+        self.authority = QueueAuthority(self.log, qmgr)
         self.run = RunStateView(self.store, self._backout_on_stop)
         try:
             self.run.check_connect()  # no new connection while quiescing or ending
@@ -261,6 +267,7 @@ class Connection:
         self.check_context_authority(options)
         self.check_alternate_user_authority(options)
         if not qdef.is_model:
+            self.authority.check_open(qdef.name, options)  # the Kafka ACLs (2035)
             mark = self.catalog.mark_of(qdef.name)
             return QueueHandle(self.services, qdef, options, mark, selector=selector, alias=alias)
         self._sweep_dynamic()

@@ -13,6 +13,7 @@ from confluent_kafka import (
     KafkaError,
     KafkaException,
     Producer,
+    TopicCollection,
     TopicPartition,
 )
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
@@ -70,15 +71,30 @@ class KafkaLog:
             # (librdkafka's producers ask for that by default).
             **{"allow.auto.create.topics": False},
         )
-        self.admin = AdminClient(self.conf)
+        # Credentials the cluster refused (librdkafka reports them to error_cb only,
+        # served by poll(); a metadata call merely times out): MQCONN answers 2035 at
+        # once instead of retrying for MQK_BROKEN_AFTER_S.
+        self.refused: KafkaError | None = None
+        self.admin = self._new_admin()
         self._admin_made = time.monotonic()
+        protocol = str(self.conf.get("security.protocol", "plaintext")).lower()
+        # A plaintext cluster here runs without an authorizer (the local stack); a
+        # secured one is asked for the principal's operations at MQOPEN.
+        self.enforces_acls = protocol != "plaintext"
+
+    def _new_admin(self) -> AdminClient:
+        return AdminClient({**self.conf, "error_cb": self._on_error})
+
+    def _on_error(self, err: KafkaError) -> None:
+        if err.code() in (KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED):
+            self.refused = err
 
     def _fresh_admin(self) -> None:
         """A new admin client (fresh metadata), at most one a second."""
         now = time.monotonic()
         if now - self._admin_made >= 1.0:
             log.info("Kafka metadata looks stale (a failover?): a new admin client")
-            self.admin, self._admin_made = AdminClient(self.conf), now
+            self.admin, self._admin_made = self._new_admin(), now
 
     # -- clients ---------------------------------------------------------------------
     def producer(self) -> Producer:
@@ -133,11 +149,31 @@ class KafkaLog:
         deadline = time.monotonic() + config.BROKEN_AFTER_S
         while True:
             try:
-                self.admin.list_topics(timeout=min(5.0, config.BROKEN_AFTER_S))
+                self.admin.list_topics(timeout=min(1.0, config.BROKEN_AFTER_S))
                 return
             except KafkaException:
+                self.admin.poll(0)  # serves error_cb: refused credentials
+                if self.refused is not None:
+                    raise KafkaException(self.refused) from None
                 if time.monotonic() > deadline:
                     raise
+
+    def authorized_operations(self, topics: list[str]) -> dict[str, set[str]] | None:
+        if not self.enforces_acls:
+            return None
+        futures = self.admin.describe_topics(
+            TopicCollection(topics), request_timeout=10, include_authorized_operations=True
+        )
+        held: dict[str, set[str]] = {}
+        for topic, fut in futures.items():
+            try:
+                ops = fut.result(15).authorized_operations
+            except KafkaException as exc:
+                if exc.args[0].code() != KafkaError.TOPIC_AUTHORIZATION_FAILED:
+                    raise
+                ops = []  # not even DESCRIBE
+            held[topic] = {op.name for op in ops or ()}
+        return held
 
     def topic_exists(self, topic: str) -> bool:
         md = self.admin.list_topics(topic=topic, timeout=10)
