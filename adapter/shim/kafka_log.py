@@ -16,9 +16,20 @@ from confluent_kafka import (
     TopicCollection,
     TopicPartition,
 )
-from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
+from confluent_kafka.admin import (
+    AclBinding,
+    AclBindingFilter,
+    AclOperation,
+    AclPermissionType,
+    AdminClient,
+    NewTopic,
+    OffsetSpec,
+    ResourcePatternType,
+    ResourceType,
+)
 
 from adapter import config
+from adapter.core.oam import AclRow
 from adapter.logs import kafka_logger
 from adapter.shim.log import TopicSpec
 
@@ -174,6 +185,32 @@ class KafkaLog:
                 ops = []  # not even DESCRIBE
             held[topic] = {op.name for op in ops or ()}
         return held
+
+    def alter_acls(self, rows: list[AclRow], *, add: bool = True) -> None:
+        """Create (or, `add` False, delete) ACL bindings (core/oam.py's rows) through
+        the admin API, as `kafka-acls.sh --add/--remove` would; needs a principal
+        allowed to ALTER the cluster (the secure stack's admin)."""
+        kind = AclBinding if add else AclBindingFilter  # delete_acls takes filters
+        bindings = [
+            kind(
+                ResourceType[r.resource_type if r.resource_type != "CLUSTER" else "BROKER"],
+                r.name,
+                ResourcePatternType[r.pattern],
+                r.principal,
+                r.host,
+                AclOperation[r.operation],
+                AclPermissionType[r.permission],
+            )
+            for r in rows
+        ]
+        if not bindings:
+            return
+        if add:
+            futures = self.admin.create_acls(bindings, request_timeout=30)
+        else:
+            futures = self.admin.delete_acls(bindings, request_timeout=30)
+        for fut in futures.values():
+            fut.result(60)
 
     def topic_exists(self, topic: str) -> bool:
         md = self.admin.list_topics(topic=topic, timeout=10)
