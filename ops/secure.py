@@ -237,6 +237,23 @@ def _grant_app(st: SecureStack) -> None:
         fut.result(30)
 
 
+def add_scram_user(st: SecureStack, user: str, password: str) -> None:
+    """A SCRAM-SHA-512 user more (as `kafka-configs --alter --add-config
+    SCRAM-SHA-512=[password=...]` would), with no ACLs: `mqk setmqaut --apply` grants."""
+    from confluent_kafka.admin import (
+        AdminClient,
+        ScramCredentialInfo,
+        ScramMechanism,
+        UserScramCredentialUpsertion,
+    )
+
+    admin = AdminClient({"bootstrap.servers": st.sasl_bootstrap, **st.admin_settings()})
+    info = ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096)
+    upsert = UserScramCredentialUpsertion(user, info, password.encode(), secrets.token_bytes(16))
+    for fut in admin.alter_user_scram_credentials([upsert], request_timeout=30).values():
+        fut.result(30)
+
+
 def _state_file(folder: Path) -> Path:
     return folder / "secure.json"
 
