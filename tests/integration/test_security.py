@@ -34,13 +34,14 @@ NOSYNC_PUT = pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT)
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory) -> Iterator[secure.SecureStack]:
+    running = secure.load(secure.secure_dir())
+    if running is not None and running.alive():  # `mqk stack up --secure` (the CI slice)
+        yield running
+        return
     folder = Path(os.environ.get("MQK_SECURE_DIR") or tmp_path_factory.mktemp("secure"))
-    running = secure.load(folder)
-    started = running is None or not running.alive()
     st = secure.up(folder, secure.base_port())
     yield st
-    if started:
-        secure.down(folder, wipe="MQK_SECURE_DIR" not in os.environ)
+    secure.down(folder, wipe="MQK_SECURE_DIR" not in os.environ)
 
 
 def _client_env(st: secure.SecureStack, kind: str = "sasl") -> dict[str, str]:
