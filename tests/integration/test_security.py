@@ -16,7 +16,6 @@ import sys
 import time
 import traceback
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -26,39 +25,21 @@ from adapter.cli import main as mqk
 from adapter.testing.servers import purge_queue_manager, unique_qmgr_name
 from ops import secure
 from tests.integration.conftest import mqerror
+from tests.securekit import client_env as _client_env
+from tests.securekit import secure_stack_fixture  # noqa: F401 (the module's stack)
 
 pytestmark = [pytest.mark.integration, pytest.mark.secure]
 C = pymqi.CMQC
 NOSYNC_PUT = pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT)
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory) -> Iterator[secure.SecureStack]:
-    running = secure.load(secure.secure_dir())
-    if running is not None and running.alive():  # `mqk stack up --secure` (the CI slice)
-        yield running
-        return
-    folder = Path(os.environ.get("MQK_SECURE_DIR") or tmp_path_factory.mktemp("secure"))
-    st = secure.up(folder, secure.base_port())
-    yield st
-    secure.down(folder, wipe="MQK_SECURE_DIR" not in os.environ)
-
-
-def _client_env(st: secure.SecureStack, kind: str = "sasl") -> dict[str, str]:
-    return {
-        config.KAFKA_BOOTSTRAP_ENV: st.sasl_bootstrap if kind == "sasl" else st.mtls_bootstrap,
-        config.KAFKA_CONFIG_ENV: str(st.client_properties(kind)),
-        config.REDIS_URL_ENV: st.redis_url(),
-    }
-
-
 @pytest.fixture
-def secure_env(stack, monkeypatch) -> secure.SecureStack:
+def secure_env(secure_stack, monkeypatch) -> secure.SecureStack:
     for name in [n for n in os.environ if n.startswith("MQK_KAFKA_") or n == "MQK_REDIS_URL"]:
         monkeypatch.delenv(name)
-    for name, value in _client_env(stack).items():
+    for name, value in _client_env(secure_stack).items():
         monkeypatch.setenv(name, value)
-    return stack
+    return secure_stack
 
 
 @pytest.fixture
@@ -110,8 +91,8 @@ def test_mqi_over_sasl_ssl_and_redis_tls(secure_env, qmgr_name: str, caplog) -> 
     _assert_hidden(_secrets(secure_env), caplog.text)
 
 
-def test_mqi_over_mtls(stack, monkeypatch) -> None:
-    for name, value in _client_env(stack, "mtls").items():
+def test_mqi_over_mtls(secure_stack, monkeypatch) -> None:
+    for name, value in _client_env(secure_stack, "mtls").items():
         monkeypatch.setenv(name, value)
     name = unique_qmgr_name()
     qm = pymqi.connect(name)
@@ -144,15 +125,19 @@ def test_wrong_password_is_2035_at_mqconn(secure_env, monkeypatch, caplog, serve
     _assert_hidden([*_secrets(secure_env), wrong], caplog.text, _exception_text(exc.value))
 
 
-def test_stack_env_names_files_not_secrets(stack) -> None:
-    env = {**os.environ, "MQK_SECURE_DIR": stack.folder, "MQK_SECURE_PORT": str(stack.port)}
+def test_stack_env_names_files_not_secrets(secure_stack) -> None:
+    env = {
+        **os.environ,
+        "MQK_SECURE_DIR": secure_stack.folder,
+        "MQK_SECURE_PORT": str(secure_stack.port),
+    }
     out = subprocess.run(
         [sys.executable, "-m", "adapter.cli", "stack", "env", "--secure"],
         capture_output=True, text=True, env=env, check=True,
     ).stdout  # fmt: skip
-    assert f"MQK_KAFKA_CONFIG={stack.client_properties('sasl')}" in out
+    assert f"MQK_KAFKA_CONFIG={secure_stack.client_properties('sasl')}" in out
     assert "redis.url" in out
-    _assert_hidden(_secrets(stack), out)
+    _assert_hidden(_secrets(secure_stack), out)
     # The exports work: a shell that evals them reaches the servers.
     check = (
         f'eval "$({sys.executable} -m adapter.cli stack env --secure)"; '
@@ -161,8 +146,8 @@ def test_stack_env_names_files_not_secrets(stack) -> None:
     subprocess.run(["bash", "-c", check], env=env, check=True, timeout=60)
 
 
-def _as_admin(stack, monkeypatch) -> None:
-    monkeypatch.setenv(config.KAFKA_CONFIG_ENV, str(stack.path / "admin.properties"))
+def _as_admin(secure_stack, monkeypatch) -> None:
+    monkeypatch.setenv(config.KAFKA_CONFIG_ENV, str(secure_stack.path / "admin.properties"))
 
 
 def test_put_only_user_gets_2035_on_mqopen_for_input(secure_env, qmgr_name, monkeypatch):
