@@ -114,7 +114,7 @@ def _jaas(user: str, password: str) -> str:
 
 
 def server_properties(st: SecureStack, c: certs.Certs, admin_password: str) -> str:
-    data = st.path / "kafka-data"
+    data = st.path / "kafka" / "kafka-data"  # where ops/kafka.start formats it
     base = kafka.server_properties(data, st.port, st.controller_port)
     # The plaintext listener lines of the plain node give way to the secure ones.
     keep = [
@@ -274,6 +274,11 @@ def up(folder: Path | None = None, port: int | None = None) -> SecureStack:
     if running is not None:
         down(folder)
     st = SecureStack(str(folder), port or base_port())
+    # Every run has new passwords and certificates: an old run's broker data holds the
+    # SCRAM users of its own passwords (KRaft takes them only at format time), so the
+    # data of a stopped run goes too. The secure stack is for tests and trials.
+    for old in ("kafka", "kafka-data", "redis-data", "certs"):
+        shutil.rmtree(folder / old, ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
     passwords = {u: secrets.token_urlsafe(18) for u in USERS}
@@ -312,7 +317,7 @@ def up(folder: Path | None = None, port: int | None = None) -> SecureStack:
 
 def down(folder: Path | None = None, wipe: bool = False) -> bool:
     """Stop both servers; whether anything ran. The folder (certificates, passwords,
-    data) stays until the next `up` makes new ones, or goes with `wipe`."""
+    data) stays until the next `up` replaces it, or goes with `wipe`."""
     folder = folder or secure_dir()
     st = load(folder)
     if st is None:
