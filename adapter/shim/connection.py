@@ -101,14 +101,17 @@ class Connection:
         log_backend: Log | None = None,
         store: StateStore | None = None,
         clock: Clock | None = None,
+        credentials: tuple[str, str] | None = None,
     ) -> None:
+        """`credentials`: MQCSP's user id and password, the Kafka SASL user on a cluster
+        reached over SASL (KafkaLog); refused, MQCONN answers MQRC_NOT_AUTHORIZED."""
         if not qmgr or len(qmgr) > C.MQ_Q_MGR_NAME_LENGTH:
             raise fail(C.MQRC_Q_MGR_NAME_ERROR)
         self.qmgr = qmgr
         self.conn_id = uuid.uuid4().hex[:12]
         self.clock = clock or SYSTEM
         eps = config.endpoints(kafka_bootstrap, redis_url)
-        self.log = log_backend or KafkaLog(eps.kafka_bootstrap, self.conn_id)
+        self.log = log_backend or KafkaLog(eps.kafka_bootstrap, self.conn_id, credentials)
         self.store = store or RedisStore(eps.redis_url, qmgr, self.clock.now_ms)
         try:
             self.store.ping()

@@ -70,7 +70,14 @@ _MAX_RECORD = 100 * 1024 * 1024
 class KafkaLog:
     """Clients of one queue-manager connection on one Kafka cluster."""
 
-    def __init__(self, bootstrap: str, client_id: str | None = None) -> None:
+    def __init__(
+        self,
+        bootstrap: str,
+        client_id: str | None = None,
+        credentials: tuple[str, str] | None = None,
+    ) -> None:
+        """`credentials` (MQCSP's user id and password) replace the settings' SASL user
+        when the cluster is reached over SASL; elsewhere they have no Kafka meaning."""
         self.bootstrap = bootstrap
         self.client_id = client_id or uuid.uuid4().hex[:12]
         # The operator's settings (TLS, SASL: adapter/config.py) under the library's own.
@@ -82,13 +89,15 @@ class KafkaLog:
             # (librdkafka's producers ask for that by default).
             **{"allow.auto.create.topics": False},
         )
+        protocol = str(self.conf.get("security.protocol", "plaintext")).lower()
+        if credentials is not None and protocol.startswith("sasl"):
+            self.conf["sasl.username"], self.conf["sasl.password"] = credentials
         # Credentials the cluster refused (librdkafka reports them to error_cb only,
         # served by poll(); a metadata call merely times out): MQCONN answers 2035 at
         # once instead of retrying for MQK_BROKEN_AFTER_S.
         self.refused: KafkaError | None = None
         self.admin = self._new_admin()
         self._admin_made = time.monotonic()
-        protocol = str(self.conf.get("security.protocol", "plaintext")).lower()
         # A plaintext cluster here runs without an authorizer (the local stack); a
         # secured one is asked for the principal's operations at MQOPEN.
         self.enforces_acls = protocol != "plaintext"

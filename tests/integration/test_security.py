@@ -151,9 +151,9 @@ def _as_admin(secure_stack, monkeypatch) -> None:
 
 
 def test_put_only_user_gets_2035_on_mqopen_for_input(secure_env, qmgr_name, monkeypatch):
-    """setmqaut +connect, +put for bob (applied as Kafka ACLs): bob's MQPUT works, his
-    MQOPEN for input (and browse) is MQRC_NOT_AUTHORIZED; once +get is granted too it
-    opens and gets the message."""
+    """setmqaut +connect, +put for bob (applied as Kafka ACLs); bob connects with his
+    MQCSP (a wrong password: 2035): his MQPUT works, his MQOPEN for input (and browse)
+    is MQRC_NOT_AUTHORIZED; once +get is granted too it opens and gets the message."""
     qm = pymqi.connect(qmgr_name)
     qm.define_queue("AUTH.Q")
     qm.disconnect()
@@ -164,9 +164,14 @@ def test_put_only_user_gets_2035_on_mqopen_for_input(secure_env, qmgr_name, monk
     base = ["setmqaut", "-m", qmgr_name, "-n", "AUTH.Q", "-t", "queue", "-p", "bob"]
     assert mqk([*base, "+put", "--apply"]) == 0
     monkeypatch.setenv(config.KAFKA_CONFIG_ENV, str(secure_env.client_properties("sasl")))
-    monkeypatch.setenv("MQK_KAFKA_SASL_USERNAME", "bob")
-    monkeypatch.setenv("MQK_KAFKA_SASL_PASSWORD", bob_pw)
-    bob = pymqi.connect(qmgr_name)
+    # bob's credentials come in his MQCSP (MQCONNX), as an MQ application gives them.
+    with pytest.raises(pymqi.MQMIError) as exc:
+        pymqi.QueueManager(None).connect_with_options(
+            qmgr_name, csp=pymqi.CSP(CSPUserId="bob", CSPPassword="not-" + bob_pw)
+        )
+    assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED)
+    bob = pymqi.QueueManager(None)
+    bob.connect_with_options(qmgr_name, csp=pymqi.CSP(CSPUserId="bob", CSPPassword=bob_pw))
     try:
         out = pymqi.Queue(bob, "AUTH.Q", C.MQOO_OUTPUT)
         out.put(b"for bob", pymqi.MD(), NOSYNC_PUT)
@@ -175,8 +180,6 @@ def test_put_only_user_gets_2035_on_mqopen_for_input(secure_env, qmgr_name, monk
                 pymqi.Queue(bob, "AUTH.Q", options)
             assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED)
         monkeypatch.setenv(config.KAFKA_CONFIG_ENV, str(secure_env.path / "admin.properties"))
-        monkeypatch.delenv("MQK_KAFKA_SASL_USERNAME")
-        monkeypatch.delenv("MQK_KAFKA_SASL_PASSWORD")
         assert mqk([*base, "+get", "--apply"]) == 0
         deadline = time.monotonic() + 10  # ACLs reach the broker's authorizer in a moment
         while True:

@@ -128,3 +128,19 @@ def test_setup_logging_redacts_messages_and_tracebacks(monkeypatch: pytest.Monke
     assert "bad credentials" in text and "RuntimeError" in text
     assert "Top-Secret-9" not in text and MASK in text
     assert any(isinstance(f, RedactingFilter) for f in logs._handler(out, False).filters)
+
+
+def test_mqcsp_credentials_replace_the_sasl_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[dict] = []
+    monkeypatch.setattr("adapter.shim.kafka_log.AdminClient", lambda conf: made.append(conf))
+    monkeypatch.setenv("MQK_KAFKA_SECURITY_PROTOCOL", "SASL_SSL")
+    monkeypatch.setenv("MQK_KAFKA_SASL_USERNAME", "app")
+    monkeypatch.setenv("MQK_KAFKA_SASL_PASSWORD", "app-pw")
+    klog = KafkaLog("127.0.0.1:1", credentials=("bob", "bob-pw"))
+    assert (klog.conf["sasl.username"], klog.conf["sasl.password"]) == ("bob", "bob-pw")
+    assert made[0]["sasl.username"] == "bob"
+    # Without SASL the MQCSP has no Kafka meaning: nothing is added.
+    monkeypatch.setenv("MQK_KAFKA_SECURITY_PROTOCOL", "SSL")
+    assert "sasl.username" not in KafkaLog("127.0.0.1:1", credentials=("bob", "x")).conf or (
+        KafkaLog("127.0.0.1:1", credentials=("bob", "x")).conf["sasl.username"] == "app"
+    )
