@@ -2,13 +2,31 @@
 
 `MQK_KAFKA_BOOTSTRAP` and `MQK_REDIS_URL` point the library, the CLI and the tests at
 existing servers; without them everything uses the native local stack (`mqk stack up`).
+
+Security settings pass through with the ecosystem's own names:
+
+- Kafka: librdkafka's properties (`security.protocol`, `sasl.mechanism`,
+  `sasl.username`, `sasl.password`, `ssl.ca.location`, `ssl.certificate.location`,
+  `ssl.key.location`, ...; https://github.com/confluentinc/librdkafka/blob/master/CONFIGURATION.md)
+  from the properties file MQK_KAFKA_CONFIG (`key=value` lines, `#` comments), then
+  MQK_KAFKA_<KEY> variables (the key upper-cased, dots as underscores:
+  MQK_KAFKA_SECURITY_PROTOCOL=SASL_SSL), which win. `kafka_settings()` is applied to
+  every producer, consumer and admin client the library makes (`kafka_client`).
+- Redis: redis-py's URL forms in MQK_REDIS_URL, e.g.
+  `rediss://user:password@host:port/0?ssl_ca_certs=/path/ca.pem` (TLS, an ACL user);
+  https://redis-py.readthedocs.io/en/stable/connections.html#redis.Redis.from_url
+
+Secrets from either never reach a log line, an error or `mqk stack env`: see
+adapter/redact.py.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 KAFKA_BOOTSTRAP_ENV = "MQK_KAFKA_BOOTSTRAP"
 REDIS_URL_ENV = "MQK_REDIS_URL"
@@ -60,6 +78,64 @@ def endpoints(kafka_bootstrap: str | None = None, redis_url: str | None = None) 
         or local.kafka_bootstrap,
         redis_url=redis_url or os.environ.get(REDIS_URL_ENV) or local.redis_url,
     )
+
+
+# ------------------------------------------------------------------ client settings
+KAFKA_CONFIG_ENV = "MQK_KAFKA_CONFIG"
+_KAFKA_ENV_PREFIX = "MQK_KAFKA_"
+# MQK_KAFKA_* variables that are the launcher's or the tests', not client properties.
+_NOT_KAFKA_PROPERTIES = ("BOOTSTRAP", "PORT", "HEAP_MB", "CONFIG")
+# librdkafka properties whose values are secrets (never shown; adapter/redact.py).
+SECRET_KAFKA_KEYS = frozenset(
+    {
+        "sasl.password",
+        "ssl.key.password",
+        "ssl.keystore.password",
+        "ssl.key.pem",
+        "sasl.oauthbearer.client.secret",
+        "sasl.jaas.config",
+    }
+)
+
+
+def read_properties(path: str | Path) -> dict[str, str]:
+    """A Java-style properties file's `key=value` (or `key: value`) lines; blank lines
+    and `#` / `!` comments skipped. A line without a separator is an error (naming the
+    line number only: the line may hold a secret)."""
+    settings: dict[str, str] = {}
+    for number, raw in enumerate(Path(path).read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line[0] in "#!":
+            continue
+        cut = min((i for i in (line.find("="), line.find(":")) if i > 0), default=-1)
+        if cut < 0:
+            raise ValueError(f"{path}: line {number} is not key=value")
+        settings[line[:cut].strip()] = line[cut + 1 :].strip()
+    return settings
+
+
+def kafka_settings(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The Kafka client properties the operator set: the MQK_KAFKA_CONFIG file, then
+    MQK_KAFKA_<KEY> variables over it. Empty when neither is set (plaintext)."""
+    env = os.environ if environ is None else environ
+    settings = read_properties(env[KAFKA_CONFIG_ENV]) if env.get(KAFKA_CONFIG_ENV) else {}
+    for name, value in env.items():
+        if not name.startswith(_KAFKA_ENV_PREFIX):
+            continue
+        rest = name[len(_KAFKA_ENV_PREFIX) :]
+        if not rest or rest.startswith(_NOT_KAFKA_PROPERTIES):
+            continue
+        settings[rest.lower().replace("_", ".")] = value
+    settings.pop("bootstrap.servers", None)  # the endpoint comes from MQK_KAFKA_BOOTSTRAP
+    return settings
+
+
+def kafka_client(bootstrap: str, **conf: Any) -> dict[str, Any]:
+    """A confluent-kafka client configuration: the bootstrap servers, the operator's
+    settings (security), then the caller's own tuning `conf` (keys with dots passed as
+    a dict: `kafka_client(b, **{"group.id": g})`). Every Producer, Consumer and
+    AdminClient of the library and its tools is built from one."""
+    return {"bootstrap.servers": bootstrap, **kafka_settings(), **conf}
 
 
 # ---------------------------------------------------------------------------- tuning

@@ -21,6 +21,8 @@ import os
 import sys
 from typing import TextIO
 
+from adapter.redact import RedactingFilter
+
 KAFKA_LOGGER = "mqk.kafka"  # librdkafka's own lines (the shim's clients use it too)
 LEVEL_ENV = "MQK_LOG_LEVEL"
 _HANDLER = "mqk-setup-logging"  # our handlers carry this name, so a second call replaces them
@@ -58,6 +60,7 @@ def _handler(stream: TextIO, verbose: bool) -> logging.Handler:
     handler = logging.StreamHandler(stream)
     handler.set_name(_HANDLER)
     handler.setFormatter(_Formatter(verbose))
+    handler.addFilter(RedactingFilter())  # no secret reaches a terminal (adapter/redact.py)
     return handler
 
 

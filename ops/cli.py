@@ -20,13 +20,14 @@ Handler = Callable[[argparse.Namespace], int | None]
 def reporting_start_errors(func: Handler) -> Handler:
     @functools.wraps(func)
     def run(args: argparse.Namespace) -> int | None:
+        from ops.certs import CertError
         from ops.jars import JarResolutionError
         from ops.kafka import KafkaStartError
         from ops.redis import RedisStartError
 
         try:
             return func(args)
-        except (KafkaStartError, RedisStartError, JarResolutionError) as exc:
+        except (KafkaStartError, RedisStartError, JarResolutionError, CertError) as exc:
             print(f"mqk: {exc}", file=sys.stderr)
             return 2
 
@@ -36,6 +37,8 @@ def reporting_start_errors(func: Handler) -> Handler:
 def _stack(args: argparse.Namespace) -> int:
     from ops import stack
 
+    if args.secure:
+        return _secure(args)
     name = args.cluster
     if name is not None and args.brokers != 1:
         print("mqk: --cluster starts a single node; --brokers is for the stack's own Kafka",
@@ -65,7 +68,37 @@ def _stack(args: argparse.Namespace) -> int:
             print(f"# {what} is not running: mqk stack up" + (f" --cluster {name}" if name else ""),
                   file=sys.stderr)  # fmt: skip
             return 3
-        print("\n".join(lines))
+        from adapter.redact import redact
+
+        print(redact("\n".join(lines)))  # never a password (adapter/redact.py)
+    return 0
+
+
+def _secure(args: argparse.Namespace) -> int:
+    """`mqk stack up|down|status|env --secure`: ops/secure.py's stack."""
+    from adapter.redact import redact
+    from ops import secure
+
+    if args.cluster is not None or args.brokers != 1:
+        print("mqk: --secure is one node of its own; no --cluster / --brokers", file=sys.stderr)
+        return 2
+    if args.action == "up":
+        st = secure.up()
+        print(f"secure stack up: SASL_SSL {st.sasl_bootstrap}, mTLS {st.mtls_bootstrap}, "
+              f"Redis TLS 127.0.0.1:{st.redis_port}; files in {st.folder}")  # fmt: skip
+    elif args.action == "down":
+        secure.down(wipe=args.wipe)
+    elif args.action == "status":
+        st = secure.load()
+        alive = st is not None and st.alive()
+        print(f"secure {'running' if alive else 'stopped'}" + (f" {st.folder}" if st else ""))
+        return 0 if alive else 3
+    else:
+        lines = secure.env_lines(kind=args.auth)
+        if not lines:
+            print("# the secure stack is not running: mqk stack up --secure", file=sys.stderr)
+            return 3
+        print(redact("\n".join(lines)))
     return 0
 
 
@@ -104,5 +137,18 @@ def add_stack_parser(subparsers) -> None:
         type=_cluster_name,
         help="act on the extra single-node Kafka cluster NAME (a second cluster for "
         "channels between clusters) instead of the stack",
+    )
+    p.add_argument(
+        "--secure",
+        action="store_true",
+        help="act on the secure stack instead: Kafka with SASL_SSL (SCRAM-SHA-512) and "
+        "mTLS listeners and ACLs, Redis on TLS with an ACL user, certificates made for "
+        "the run (MQK_SECURE_PORT, default 19300..19303; MQK_SECURE_DIR)",
+    )
+    p.add_argument(
+        "--auth",
+        choices=["sasl", "mtls"],
+        default="sasl",
+        help="with env --secure: the Kafka listener and credentials to export",
     )
     p.set_defaults(func=reporting_start_errors(_stack))

@@ -8,6 +8,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 need=()
 command -v redis-server >/dev/null || need+=(redis-server)
+command -v openssl >/dev/null || need+=(openssl)  # the secure stack's certificates (ops/certs.py)
 command -v mvn >/dev/null || need+=(maven)
 command -v java >/dev/null || need+=(openjdk-17-jre-headless)
 if [ ${#need[@]} -gt 0 ]; then

@@ -104,9 +104,16 @@ def new_cluster_id() -> str:
             return cid
 
 
-def format_storage(config: Path, data_dir: Path, log: Path, cluster_id: str | None = None) -> None:
+def format_storage(
+    config: Path,
+    data_dir: Path,
+    log: Path,
+    cluster_id: str | None = None,
+    extra_args: tuple[str, ...] = (),
+) -> None:
     """Format the node's storage once (`cluster_id`: the one every node of a cluster
-    shares; a new one for a single node)."""
+    shares; a new one for a single node; `extra_args`: e.g. the secure stack's
+    `--add-scram` users, which KRaft takes only at format time)."""
     if (data_dir / "meta.properties").exists():
         return
     cluster_id = cluster_id or new_cluster_id()
@@ -123,6 +130,7 @@ def format_storage(config: Path, data_dir: Path, log: Path, cluster_id: str | No
             cluster_id,
             "-c",
             str(config),
+            *extra_args,
         ],
         capture_output=True,
         text=True,
@@ -149,7 +157,11 @@ def start(
     voters: str | None = None,
     replicas: int = 1,
     cluster_id: str | None = None,
+    properties: str | None = None,
+    format_args: tuple[str, ...] = (),
 ) -> int:
+    """Start one node (detached) and return its pid. `properties`: the node's whole
+    server.properties instead of `server_properties(...)` (ops/secure.py's listeners)."""
     for p in (port, controller_port):
         if procs.port_in_use(p):
             raise KafkaStartError(
@@ -160,9 +172,11 @@ def start(
     config = run_dir / "server.properties"
     log = run_dir / "kafka.log"
     run_dir.mkdir(parents=True, exist_ok=True)
-    config.write_text(server_properties(data_dir, port, controller_port, node_id, voters, replicas))
+    config.write_text(
+        properties or server_properties(data_dir, port, controller_port, node_id, voters, replicas)
+    )
     (run_dir / "log4j2.properties").write_text(LOG4J2)
-    format_storage(config, data_dir, log, cluster_id)
+    format_storage(config, data_dir, log, cluster_id, format_args)
     cmd = [
         _java(),
         f"-Xms{heap_mb // 2}m",
@@ -179,11 +193,16 @@ def start(
     return procs.start_detached(cmd, log)
 
 
-def wait_ready(bootstrap: str, pid: int, log: Path, timeout: float = 90.0) -> None:
-    """Block until the broker answers a metadata request; fail fast if it died."""
+def wait_ready(
+    bootstrap: str, pid: int, log: Path, timeout: float = 90.0, client: dict | None = None
+) -> None:
+    """Block until the broker answers a metadata request; fail fast if it died.
+    `client`: settings to reach it with (the secure stack's admin credentials)."""
     from confluent_kafka.admin import AdminClient
 
-    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 0, "logger": _quiet})
+    admin = AdminClient(
+        {"bootstrap.servers": bootstrap, "log_level": 0, "logger": _quiet, **(client or {})}
+    )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if not procs.running(pid):

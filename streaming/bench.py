@@ -30,6 +30,7 @@ from pyspark.sql.streaming import StatefulProcessor
 
 import adapter.pymqi as pymqi
 from adapter import config
+from adapter.config import kafka_settings
 from adapter.logs import kafka_logger
 from streaming import packing, topics
 from streaming.job import JobConfig, ReassemblyJob
@@ -56,6 +57,7 @@ class _Receiver(threading.Thread):
         super().__init__(daemon=True)
         self.consumer = Consumer(
             {
+                **kafka_settings(),
                 "bootstrap.servers": bootstrap,
                 "group.id": f"mqk-bench-{uuid.uuid4().hex[:8]}",
                 "isolation.level": "read_committed",

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from adapter import config
+from adapter.config import kafka_settings
 from adapter.logs import kafka_logger
 from adapter.logs import setup_logging as _setup_logging
 from adapter.shim import naming
@@ -218,7 +219,9 @@ class ReassemblyJob:
             for topic, parts in (end or {}).items():
                 for part, off in parts.items():
                     done[(topic, int(part))] = off
-        admin = AdminClient({"bootstrap.servers": self.cfg.bootstrap, "logger": kafka_logger()})
+        admin = AdminClient(
+            {**kafka_settings(), "bootstrap.servers": self.cfg.bootstrap, "logger": kafka_logger()}
+        )
         specs = {
             TopicPartition(t, p): OffsetSpec.latest()
             for (t, p) in done

@@ -17,6 +17,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 from mqk_avro import codec, outputs
 
+from adapter.config import kafka_settings
 from adapter.logs import kafka_logger
 from adapter.shim import records
 from streaming import topics
@@ -40,6 +41,7 @@ class PyReassembler:
         self.prio_of = topics.source_topics(qmgr, queue)
         self.consumer = Consumer(
             {
+                **kafka_settings(),
                 "bootstrap.servers": bootstrap,
                 "group.id": f"mqk-pyreassembler-{time.monotonic_ns()}",
                 "enable.auto.commit": False,
@@ -52,6 +54,7 @@ class PyReassembler:
         self.consumer.assign([TopicPartition(t, 0, OFFSET_BEGINNING) for t in self.prio_of])
         self.producer = Producer(
             {
+                **kafka_settings(),
                 "bootstrap.servers": bootstrap,
                 "linger.ms": 5,
                 "message.max.bytes": 100 * 1024 * 1024,
@@ -61,7 +64,9 @@ class PyReassembler:
         )
         self.out_topic = f"{topics.logical_topic(qmgr, queue)}.{output_suffix}"
         self.groups_topic = f"{topics.groups_topic(qmgr, queue)}.{output_suffix}"
-        admin = AdminClient({"bootstrap.servers": bootstrap, "logger": kafka_logger()})
+        admin = AdminClient(
+            {**kafka_settings(), "bootstrap.servers": bootstrap, "logger": kafka_logger()}
+        )
         new = [NewTopic(self.out_topic, 1, -1), NewTopic(self.groups_topic, 1, -1)]
         for fut in admin.create_topics(new, operation_timeout=30).values():
             try:

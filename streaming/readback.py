@@ -9,6 +9,7 @@ from typing import Any
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from mqk_avro import codec, outputs
 
+from adapter.config import kafka_settings
 from adapter.core.model import GROUP_FLAGS
 from adapter.logs import kafka_logger
 from streaming import topics
@@ -39,6 +40,7 @@ def read_topic(bootstrap: str, topic: str, decode, *, timeout: float = 30.0) -> 
     """Every committed record of a one-partition output topic, in offset order."""
     consumer = Consumer(
         {
+            **kafka_settings(),
             "bootstrap.servers": bootstrap,
             "group.id": f"mqk-readback-{time.monotonic_ns()}",
             "enable.auto.commit": False,

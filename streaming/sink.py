@@ -30,6 +30,7 @@ from typing import Any
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
 from mqk_avro import codec, outputs
 
+from adapter.config import kafka_settings
 from adapter.logs import kafka_logger
 from adapter.shim import acklog
 from adapter.shim.connection import Connection
@@ -138,6 +139,7 @@ class ExactlyOnceSink:
             raise RuntimeError("the query id never arrived from ReassemblyJob.start()")
         producer = Producer(
             {
+                **kafka_settings(),
                 "bootstrap.servers": self.bootstrap,
                 "transactional.id": transactional_id(self.query_key),
                 "logger": kafka_logger(),
@@ -160,6 +162,7 @@ class ExactlyOnceSink:
     def _read_last_commit(self) -> dict[str, Any] | None:
         consumer = Consumer(
             {
+                **kafka_settings(),
                 "bootstrap.servers": self.bootstrap,
                 "group.id": self.owner,  # never joined: assign()
                 "enable.auto.commit": False,

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.streaming import DataStreamReader
 
 from streaming import packing
+from streaming.kafkaopts import source_options
 from streaming.topics import source_topics
 
 
@@ -37,21 +39,19 @@ def packed_queue_stream(
     return rows.mapInArrow(packing.pack_partition, packing.PACKED_SCHEMA)
 
 
-def queue_stream(
+def kafka_reader(
     spark: SparkSession,
     bootstrap: str,
-    qmgr: str,
-    queue: str,
-    *,
-    buckets: int,
+    topics: list[str],
     starting_offsets: str = "earliest",
     max_offsets_per_trigger: int | None = None,
     min_partitions: int | None = None,
-) -> DataFrame:
-    """Rows (bucket, unit, prio, part, off, ts, value) of every committed record."""
-    topics = source_topics(qmgr, queue)
+) -> DataStreamReader:
+    """Spark's Kafka source on `topics`, with the operator's client settings (TLS, SASL:
+    streaming/kafkaopts.py) as `kafka.` options under the job's own."""
     reader = (
         spark.readStream.format("kafka")
+        .options(**source_options())
         .option("kafka.bootstrap.servers", bootstrap)
         .option("subscribe", ",".join(topics))
         .option("startingOffsets", starting_offsets)
@@ -65,7 +65,25 @@ def queue_stream(
         reader = reader.option("maxOffsetsPerTrigger", str(max_offsets_per_trigger))
     if min_partitions:
         reader = reader.option("minPartitions", str(min_partitions))
-    raw = reader.load()
+    return reader
+
+
+def queue_stream(
+    spark: SparkSession,
+    bootstrap: str,
+    qmgr: str,
+    queue: str,
+    *,
+    buckets: int,
+    starting_offsets: str = "earliest",
+    max_offsets_per_trigger: int | None = None,
+    min_partitions: int | None = None,
+) -> DataFrame:
+    """Rows (bucket, unit, prio, part, off, ts, value) of every committed record."""
+    topics = source_topics(qmgr, queue)
+    raw = kafka_reader(
+        spark, bootstrap, list(topics), starting_offsets, max_offsets_per_trigger, min_partitions
+    ).load()
     unit = F.col("key")
     return raw.select(
         F.pmod(F.xxhash64(unit), F.lit(buckets)).cast("int").alias("bucket"),

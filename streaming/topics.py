@@ -12,6 +12,7 @@ import hashlib
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from adapter.config import kafka_settings
 from adapter.logs import kafka_logger
 from adapter.shim import naming
 
@@ -49,7 +50,9 @@ def source_topics(qmgr: str, queue: str) -> dict[str, int]:
 
 def ensure_topics(bootstrap: str, qmgr: str, queue: str, partitions: int = 1) -> None:
     """Create the output topics if they are missing (idempotent)."""
-    admin = AdminClient({"bootstrap.servers": bootstrap, "logger": kafka_logger()})
+    admin = AdminClient(
+        {**kafka_settings(), "bootstrap.servers": bootstrap, "logger": kafka_logger()}
+    )
     big = {"max.message.bytes": str(64 * 1024 * 1024), "retention.ms": "-1"}
     wanted = [
         NewTopic(logical_topic(qmgr, queue), partitions, -1, config=big),

@@ -240,6 +240,14 @@ def get_request(md_: MD, gmo_: GMO) -> GetRequest:
     )
 
 
+def _credentials(user: str | bytes | None, password: str | bytes | None) -> tuple[str, str] | None:
+    """MQCSP's user id and password as text (None without a user id)."""
+    if not user:
+        return None
+    text = [v.decode() if isinstance(v, bytes) else (v or "") for v in (user, password)]
+    return text[0], text[1]
+
+
 def _msg_handle(value: int) -> int | None:
     """A message handle field's handle, or None for MQHM_NONE / MQHM_UNUSABLE_HMSG."""
     value = int(value)
@@ -301,10 +309,12 @@ class QueueManager:
         self._connect(name, _C.MQCNO_HANDLE_SHARE_NONE)
 
     @_mqi
-    def _connect(self, name: str | bytes, sharing: int) -> None:
+    def _connect(
+        self, name: str | bytes, sharing: int, credentials: tuple[str, str] | None = None
+    ) -> None:
         if self._conn is not None:
             raise MQMIError(_C.MQCC_WARNING, _C.MQRC_ALREADY_CONNECTED)
-        self._conn = Connection(_name(name), **self._targets)
+        self._conn = Connection(_name(name), credentials=credentials, **self._targets)
         self._sharing = HandleSharing(sharing)
 
     def _connect_options(self, options: int) -> int:
@@ -315,8 +325,10 @@ class QueueManager:
         """MQCONNX, as pymqi / ibmmq: `connect_with_options(name, [opts=int], [cno=CNO],
         [csp=CSP], [user=, password=], [cd=], [sco=], [bno=])` or the old form
         `connect_with_options(name, cd[, sco])`. The MQCNO (its StrucId, Version and
-        Options) and the MQCSP's StrucId and Version are validated as MQ does; channel,
-        TLS and credentials have no meaning on Kafka and are accepted."""
+        Options) and the MQCSP's StrucId and Version are validated as MQ does; channel
+        and TLS structures have no meaning on Kafka and are accepted. The MQCSP's (or
+        user= / password=) credentials are the connection's SASL user on a cluster the
+        client settings reach over SASL (docs/security.md); refused: 2035."""
         if len(args) > 2:
             raise TypeError(f"Invalid options: {args}")
         user, password = kwargs.get("user"), kwargs.get("password")
@@ -338,7 +350,9 @@ class QueueManager:
             if not isinstance(csp_, CSP):
                 raise TypeError("csp must be an instance of CSP")
             _check_structure("CSP", csp_)
-        self._connect(name, handle_sharing(options))
+            if csp_.CSPUserId:  # the structure's credentials win over user= / password=
+                user, password = csp_.CSPUserId, csp_.CSPPassword or ""
+        self._connect(name, handle_sharing(options), _credentials(user, password))
 
     connectWithOptions = connect_with_options
 

@@ -1,6 +1,8 @@
 """What escapes an MQI call becomes MQ's answer, never a library traceback.
 
 - `MQMIError` / `PYIFError`: as raised.
+- A server whose security refuses the call (a Kafka ACL, a Redis ACL user's NOPERM,
+  refused credentials: `shim/authority.py`): MQRC_NOT_AUTHORIZED (2035).
 - A server that fails (redis, Kafka, a dropped connection): MQRC_CONNECTION_BROKEN
   (2009). A consuming claim is not retried blind: if its reply was lost, the message
   may have gone, which is MQ's own outcome for a broken connection outside syncpoint.
@@ -35,6 +37,7 @@ from typing import Any
 from adapter.core import cmqc as C
 from adapter.core.errors import Error, MQMIError
 from adapter.pymqi.sharing import sharing_of
+from adapter.shim.authority import not_authorized
 from adapter.shim.connection import BACKEND_ERRORS, RESOURCE_ERRORS
 
 log = logging.getLogger("mqk.pymqi")
@@ -122,6 +125,10 @@ def mqi(
             except RESOURCE_ERRORS as exc:
                 raise resource_problem(fn.__qualname__, args[0] if args else None, exc) from exc
             except BACKEND_ERRORS as exc:
+                if not_authorized(exc):  # a Kafka or Redis ACL refused it: MQ's 2035
+                    log.warning("%s: refused by the servers' ACLs: answered reason 2035",
+                                fn.__qualname__)  # fmt: skip
+                    raise MQMIError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED) from exc
                 raise MQMIError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN) from exc
             except Exception as exc:
                 if isinstance(exc, passes) or (

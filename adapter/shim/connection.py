@@ -43,7 +43,9 @@ from adapter.core.resolution import (
     resolve_remote,
 )
 from adapter.core.selector import compile_selector
+from adapter.redact import redact
 from adapter.shim import qstats
+from adapter.shim.authority import QueueAuthority, not_authorized
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import SYSTEM, Clock
 from adapter.shim.context import DEFAULT_CONTEXT
@@ -99,23 +101,31 @@ class Connection:
         log_backend: Log | None = None,
         store: StateStore | None = None,
         clock: Clock | None = None,
+        credentials: tuple[str, str] | None = None,
     ) -> None:
+        """`credentials`: MQCSP's user id and password, the Kafka SASL user on a cluster
+        reached over SASL (KafkaLog); refused, MQCONN answers MQRC_NOT_AUTHORIZED."""
         if not qmgr or len(qmgr) > C.MQ_Q_MGR_NAME_LENGTH:
             raise fail(C.MQRC_Q_MGR_NAME_ERROR)
         self.qmgr = qmgr
         self.conn_id = uuid.uuid4().hex[:12]
         self.clock = clock or SYSTEM
         eps = config.endpoints(kafka_bootstrap, redis_url)
-        self.log = log_backend or KafkaLog(eps.kafka_bootstrap, self.conn_id)
+        self.log = log_backend or KafkaLog(eps.kafka_bootstrap, self.conn_id, credentials)
         self.store = store or RedisStore(eps.redis_url, qmgr, self.clock.now_ms)
         try:
             self.store.ping()
             self.log.check_reachable()
         except BACKEND_ERRORS as exc:
-            log.warning("MQCONN %s: the servers cannot be reached: %s", qmgr, exc)
             self._close_backends()
+            if not_authorized(exc):  # refused credentials: MQ's answer is 2035
+                log.warning("MQCONN %s: the servers refused the credentials: %s", qmgr,
+                            redact(str(exc)))  # fmt: skip
+                raise fail(C.MQRC_NOT_AUTHORIZED) from exc
+            log.warning("MQCONN %s: the servers cannot be reached: %s", qmgr, redact(str(exc)))
             raise fail(C.MQRC_HOST_NOT_AVAILABLE) from exc
         self._closed = False
+        self.authority = QueueAuthority(self.log, qmgr)
         self.run = RunStateView(self.store, self._backout_on_stop)
         try:
             self.run.check_connect()  # no new connection while quiescing or ending
@@ -260,6 +270,7 @@ class Connection:
         self.check_context_authority(options)
         self.check_alternate_user_authority(options)
         if not qdef.is_model:
+            self.authority.check_open(qdef.name, options)  # the Kafka ACLs (2035)
             mark = self.catalog.mark_of(qdef.name)
             return QueueHandle(self.services, qdef, options, mark, selector=selector, alias=alias)
         self._sweep_dynamic()

@@ -13,11 +13,23 @@ from confluent_kafka import (
     KafkaError,
     KafkaException,
     Producer,
+    TopicCollection,
     TopicPartition,
 )
-from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
+from confluent_kafka.admin import (
+    AclBinding,
+    AclBindingFilter,
+    AclOperation,
+    AclPermissionType,
+    AdminClient,
+    NewTopic,
+    OffsetSpec,
+    ResourcePatternType,
+    ResourceType,
+)
 
 from adapter import config
+from adapter.core.oam import AclRow
 from adapter.logs import kafka_logger
 from adapter.shim.log import TopicSpec
 
@@ -58,26 +70,51 @@ _MAX_RECORD = 100 * 1024 * 1024
 class KafkaLog:
     """Clients of one queue-manager connection on one Kafka cluster."""
 
-    def __init__(self, bootstrap: str, client_id: str | None = None) -> None:
+    def __init__(
+        self,
+        bootstrap: str,
+        client_id: str | None = None,
+        credentials: tuple[str, str] | None = None,
+    ) -> None:
+        """`credentials` (MQCSP's user id and password) replace the settings' SASL user
+        when the cluster is reached over SASL; elsewhere they have no Kafka meaning."""
         self.bootstrap = bootstrap
         self.client_id = client_id or uuid.uuid4().hex[:12]
-        self.conf = {
-            "bootstrap.servers": bootstrap,
-            "logger": kafka_logger(),
+        # The operator's settings (TLS, SASL: adapter/config.py) under the library's own.
+        self.conf = config.kafka_client(
+            bootstrap,
+            logger=kafka_logger(),
             # A queue exists when DEFINE made its topics. A put racing DELETE QLOCAL must
             # fail, never bring the topic back on a cluster that creates topics on use
             # (librdkafka's producers ask for that by default).
-            "allow.auto.create.topics": False,
-        }
-        self.admin = AdminClient(self.conf)
+            **{"allow.auto.create.topics": False},
+        )
+        protocol = str(self.conf.get("security.protocol", "plaintext")).lower()
+        if credentials is not None and protocol.startswith("sasl"):
+            self.conf["sasl.username"], self.conf["sasl.password"] = credentials
+        # Credentials the cluster refused (librdkafka reports them to error_cb only,
+        # served by poll(); a metadata call merely times out): MQCONN answers 2035 at
+        # once instead of retrying for MQK_BROKEN_AFTER_S.
+        self.refused: KafkaError | None = None
+        self.admin = self._new_admin()
         self._admin_made = time.monotonic()
+        # A plaintext cluster here runs without an authorizer (the local stack); a
+        # secured one is asked for the principal's operations at MQOPEN.
+        self.enforces_acls = protocol != "plaintext"
+
+    def _new_admin(self) -> AdminClient:
+        return AdminClient({**self.conf, "error_cb": self._on_error})
+
+    def _on_error(self, err: KafkaError) -> None:
+        if err.code() in (KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED):
+            self.refused = err
 
     def _fresh_admin(self) -> None:
         """A new admin client (fresh metadata), at most one a second."""
         now = time.monotonic()
         if now - self._admin_made >= 1.0:
             log.info("Kafka metadata looks stale (a failover?): a new admin client")
-            self.admin, self._admin_made = AdminClient(self.conf), now
+            self.admin, self._admin_made = self._new_admin(), now
 
     # -- clients ---------------------------------------------------------------------
     def producer(self) -> Producer:
@@ -132,11 +169,57 @@ class KafkaLog:
         deadline = time.monotonic() + config.BROKEN_AFTER_S
         while True:
             try:
-                self.admin.list_topics(timeout=min(5.0, config.BROKEN_AFTER_S))
+                self.admin.list_topics(timeout=min(1.0, config.BROKEN_AFTER_S))
                 return
             except KafkaException:
+                self.admin.poll(0)  # serves error_cb: refused credentials
+                if self.refused is not None:
+                    raise KafkaException(self.refused) from None
                 if time.monotonic() > deadline:
                     raise
+
+    def authorized_operations(self, topics: list[str]) -> dict[str, set[str]] | None:
+        if not self.enforces_acls:
+            return None
+        futures = self.admin.describe_topics(
+            TopicCollection(topics), request_timeout=10, include_authorized_operations=True
+        )
+        held: dict[str, set[str]] = {}
+        for topic, fut in futures.items():
+            try:
+                ops = fut.result(15).authorized_operations
+            except KafkaException as exc:
+                if exc.args[0].code() != KafkaError.TOPIC_AUTHORIZATION_FAILED:
+                    raise
+                ops = []  # not even DESCRIBE
+            held[topic] = {op.name for op in ops or ()}
+        return held
+
+    def alter_acls(self, rows: list[AclRow], *, add: bool = True) -> None:
+        """Create (or, `add` False, delete) ACL bindings (core/oam.py's rows) through
+        the admin API, as `kafka-acls.sh --add/--remove` would; needs a principal
+        allowed to ALTER the cluster (the secure stack's admin)."""
+        kind = AclBinding if add else AclBindingFilter  # delete_acls takes filters
+        bindings = [
+            kind(
+                ResourceType[r.resource_type if r.resource_type != "CLUSTER" else "BROKER"],
+                r.name,
+                ResourcePatternType[r.pattern],
+                r.principal,
+                r.host,
+                AclOperation[r.operation],
+                AclPermissionType[r.permission],
+            )
+            for r in rows
+        ]
+        if not bindings:
+            return
+        if add:
+            futures = self.admin.create_acls(bindings, request_timeout=30)
+        else:
+            futures = self.admin.delete_acls(bindings, request_timeout=30)
+        for fut in futures.values():
+            fut.result(60)
 
     def topic_exists(self, topic: str) -> bool:
         md = self.admin.list_topics(topic=topic, timeout=10)

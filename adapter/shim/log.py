@@ -126,7 +126,14 @@ class Log(Protocol):
         ...
 
     def check_reachable(self) -> None:
-        """Raise KafkaException if the cluster does not answer (after retries)."""
+        """Raise KafkaException if the cluster does not answer (after retries), at once
+        when it refuses the credentials (librdkafka's _AUTHENTICATION)."""
+        ...
+
+    def authorized_operations(self, topics: list[str]) -> dict[str, set[str]] | None:
+        """Per topic, the Kafka operations (AclOperation names: READ, WRITE, ...) the
+        client's principal holds; an empty set for a topic it may not even describe.
+        None when the cluster enforces no ACLs (nothing to check)."""
         ...
 
     def close(self) -> None: ...

@@ -222,6 +222,9 @@ class MemoryCluster:
         self.topics: dict[str, _Topic] = {}
         self.holders: dict[str, MemoryTransactionalProducer] = {}  # transactional id ->
         self.open_txns: set[_Txn] = set()
+        # Kafka ACLs as MQOPEN's authority check sees them (topic -> operations the
+        # principal holds); None: no authorizer (tests of 2035 set it).
+        self.acls: dict[str, set[str]] | None = None
         # Unreachable: admin calls raise, deliveries fail, readers see nothing new.
         self.down = False
 
@@ -771,6 +774,12 @@ class MemoryLog:
     def check_reachable(self) -> None:
         with self.cluster.lock:
             self.cluster._check_up()
+
+    def authorized_operations(self, topics: list[str]) -> dict[str, set[str]] | None:
+        """The cluster's `acls` (topic -> operations the principal holds) when a test set
+        them, else None: the fake cluster enforces nothing by default."""
+        acls = self.cluster.acls
+        return None if acls is None else {t: set(acls.get(t, ())) for t in topics}
 
     def close(self) -> None:
         """Clients are closed by their owners; nothing is held here."""

@@ -63,7 +63,13 @@ import time
 from collections.abc import Callable
 
 import redis
-from tenacity import retry, retry_if_exception_type, stop_after_delay, wait_exponential
+from tenacity import (
+    retry,
+    retry_if_exception_type,
+    retry_if_not_exception_type,
+    stop_after_delay,
+    wait_exponential,
+)
 
 from adapter import config
 from adapter.shim.store import (
@@ -1046,7 +1052,9 @@ class RedisStore:
         self._catalog = catalog_key(qmgr)
         self._status = status_key(qmgr)
         self._transient = retry(
-            retry=retry_if_exception_type((redis.ConnectionError, redis.TimeoutError)),
+            # Refused credentials are a ConnectionError to redis-py, and final: no retry.
+            retry=retry_if_exception_type((redis.ConnectionError, redis.TimeoutError))
+            & retry_if_not_exception_type(redis.AuthenticationError),
             stop=stop_after_delay(config.BROKEN_AFTER_S),
             wait=wait_exponential(multiplier=0.05, max=1.0),
             reraise=True,

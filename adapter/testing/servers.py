@@ -33,6 +33,7 @@ import redis as redis_lib
 from confluent_kafka.admin import AdminClient
 
 from adapter import config
+from adapter.config import kafka_settings
 from adapter.shim import naming, redis_store
 
 KAFKA_IMAGE = "apache/kafka:4.3.1"  # same release as the native stack's jars
@@ -261,7 +262,7 @@ def _native() -> Iterator[config.Endpoints]:
 def purge_queue_manager(eps: config.Endpoints, qmgr: str) -> None:
     """Delete every topic and Redis key of a queue manager (test clean-up: a broker that
     keeps eleven topics per queue for every test would grow without bound)."""
-    admin = AdminClient({"bootstrap.servers": eps.kafka_bootstrap})
+    admin = AdminClient({**kafka_settings(), "bootstrap.servers": eps.kafka_bootstrap})
     prefix = f"mqk.{naming.escape(qmgr)}."
     topics = [t for t in admin.list_topics(timeout=10).topics if t.startswith(prefix)]
     if topics:

@@ -16,11 +16,13 @@ from contextlib import contextmanager
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from adapter.config import kafka_settings
 from adapter.shim.catalog import QueueDef
 
 
 def producer_conf(bootstrap: str, **extra: object) -> dict:
     return {
+        **kafka_settings(),
         "bootstrap.servers": bootstrap,
         "enable.idempotence": True,
         "acks": "all",
@@ -33,6 +35,7 @@ def producer_conf(bootstrap: str, **extra: object) -> dict:
 
 def consumer_conf(bootstrap: str, **extra: object) -> dict:
     return {
+        **kafka_settings(),
         "bootstrap.servers": bootstrap,
         "group.id": f"bench-{uuid.uuid4().hex[:10]}",
         "enable.auto.commit": False,
@@ -54,7 +57,7 @@ class RawTopics:
 
     def __init__(self, bootstrap: str) -> None:
         self.bootstrap = bootstrap
-        self.admin = AdminClient({"bootstrap.servers": bootstrap})
+        self.admin = AdminClient({**kafka_settings(), "bootstrap.servers": bootstrap})
         self.created: list[str] = []
 
     def create(self, label: str, partitions: int = 1) -> str:

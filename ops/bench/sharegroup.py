@@ -21,6 +21,8 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
+from adapter.config import kafka_settings
+
 
 def _new_group(bootstrap: str) -> str:
     group = f"bench-share-{uuid.uuid4().hex[:10]}"
@@ -28,7 +30,8 @@ def _new_group(bootstrap: str) -> str:
         "share.auto.offset.reset", "earliest", incremental_operation=AlterConfigOpType.SET
     )
     res = ConfigResource(ResourceType.GROUP, group, incremental_configs=[earliest])
-    admin = AdminClient({"bootstrap.servers": bootstrap})  # alive until the result is in
+    # alive until the result is in
+    admin = AdminClient({**kafka_settings(), "bootstrap.servers": bootstrap})
     admin.incremental_alter_configs([res])[res].result(30)
     return group
 
@@ -37,6 +40,7 @@ def share_read(bootstrap: str, topic: str, n: int, timeout: float = 120.0) -> fl
     """A new share group's consumer takes n records (the first untimed): msg/s."""
     consumer = ShareConsumer(
         {
+            **kafka_settings(),
             "bootstrap.servers": bootstrap,
             "group.id": _new_group(bootstrap),
             "share.acknowledgement.mode": "explicit",

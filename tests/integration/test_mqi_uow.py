@@ -12,6 +12,7 @@ import pytest
 from confluent_kafka import Producer
 
 import adapter.pymqi as pymqi
+from adapter.config import kafka_settings
 from tests.integration.conftest import drain, mqerror
 
 pytestmark = pytest.mark.integration
@@ -126,6 +127,7 @@ def test_commit_failure_backs_out_with_2003_and_doomed_uow_fails_2003(
     # A second producer with the same transactional id fences ours: it cannot commit.
     zombie_killer = Producer(
         {
+            **kafka_settings(),  # the secure slice's TLS / SASL (adapter/config.py)
             "bootstrap.servers": kafka_bootstrap,
             "transactional.id": qmgr.get_handle().txn.transactional_id,
         }
