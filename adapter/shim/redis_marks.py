@@ -100,3 +100,19 @@ class DefinitionMarks:
     def close(self) -> None:
         with self._lock:
             self._drop()
+
+
+class PlainMarks:
+    """The marks read with a plain GET each time: Redis Cluster's form. CLIENT TRACKING
+    works per node, and a key's node changes with resharding and failover, so instead of
+    one tracking socket per node, a cluster pays a round trip per read (to the key's
+    node, by redis-py's slot map)."""
+
+    def __init__(self, client) -> None:
+        self._client = client
+
+    def get(self, key: str) -> bytes | None:
+        return self._client.get(key)
+
+    def close(self) -> None:
+        """Nothing of its own to close."""

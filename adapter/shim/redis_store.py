@@ -26,7 +26,7 @@ from adapter.shim.redis_keys import (
     queue_prefix,
     status_key,
 )
-from adapter.shim.redis_marks import DefinitionMarks
+from adapter.shim.redis_marks import DefinitionMarks, PlainMarks
 from adapter.shim.redis_scripts import SPECS, source
 from adapter.shim.store import (
     DELETED,
@@ -42,7 +42,7 @@ from adapter.shim.store import (
     QueueStats,
     encode,
 )
-from adapter.shim.writebehind import WriteBehind
+from adapter.shim.writebehind import Direct, WriteBehind
 
 __all__ = [
     "RedisPubSubState",
@@ -405,8 +405,14 @@ class RedisStore:
         # MQK_REDIS_CHECK_KEYS=1 (tests): every script refuses a key it did not declare.
         check = config.REDIS_CHECK_KEYS
         self.scripts = {name: self.client.register_script(source(name, check)) for name in SPECS}
-        self.marks = DefinitionMarks(self.client)
-        self.behind = WriteBehind(self.client)
+        self.marks: DefinitionMarks | PlainMarks
+        self.behind: WriteBehind | Direct
+        if redis_conn.is_cluster(url):
+            # Tracking and the write-behind socket are per connection, a cluster's keys
+            # on many nodes: their plain forms (PlainMarks, Direct say why).
+            self.marks, self.behind = PlainMarks(self.client), Direct()
+        else:
+            self.marks, self.behind = DefinitionMarks(self.client), WriteBehind(self.client)
         self._queues: dict[str, RedisQueueState] = {}
         self._catalog = catalog_key(qmgr)
         self._status = status_key(qmgr)
