@@ -143,6 +143,9 @@ def kafka_client(bootstrap: str, **conf: Any) -> dict[str, Any]:
 
 # How long a server may stay unreachable before a call gives MQRC_CONNECTION_BROKEN.
 BROKEN_AFTER_S = float(os.environ.get("MQK_BROKEN_AFTER_S", "15"))
+# Tests: every Redis script runs behind a check that refuses a key it did not declare
+# in KEYS (adapter/shim/redis_scripts.py CHECK_PRELUDE).
+REDIS_CHECK_KEYS = os.environ.get("MQK_REDIS_CHECK_KEYS") == "1"
 # Lease on messages got under syncpoint; renewed every third of it while the UOW lives.
 LEASE_MS = int(os.environ.get("MQK_UOW_LEASE_MS", "30000"))
 # The broker aborts a transaction whose producer went silent this long.

@@ -29,12 +29,11 @@ import uuid
 from collections.abc import Iterator
 from types import TracebackType
 
-import redis as redis_lib
 from confluent_kafka.admin import AdminClient
 
 from adapter import config
 from adapter.config import kafka_settings
-from adapter.shim import naming, redis_store
+from adapter.shim import naming, redis_conn, redis_store
 
 KAFKA_IMAGE = "apache/kafka:4.3.1"  # same release as the native stack's jars
 REDIS_IMAGE = "redis:7"
@@ -269,6 +268,6 @@ def purge_queue_manager(eps: config.Endpoints, qmgr: str) -> None:
         for fut in admin.delete_topics(topics, operation_timeout=30).values():
             with contextlib.suppress(Exception):
                 fut.result(30)
-    client = redis_lib.Redis.from_url(eps.redis_url)
+    client = redis_conn.connect(eps.redis_url, qmgr)  # any MQK_REDIS_URL form
     redis_store.purge_queue_manager(client, qmgr)
     client.close()

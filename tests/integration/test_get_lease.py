@@ -16,6 +16,7 @@ import textwrap
 import pytest
 
 import adapter.pymqi as pymqi
+from adapter.shim import redis_conn
 
 pytestmark = pytest.mark.integration
 C = pymqi.CMQC
@@ -182,8 +183,6 @@ def test_redis_flushall_mid_run_loses_and_duplicates_nothing(qmgr, qmgr_name) ->
     leases) while the Redis state is flushed twice: every message moves exactly once."""
     import time
 
-    import redis
-
     n = 3000
     qmgr.define_queue("Q.LEASE.FLUSH.IN", max_depth=n)
     qmgr.define_queue("Q.LEASE.FLUSH.OUT", max_depth=n)
@@ -197,7 +196,8 @@ def test_redis_flushall_mid_run_loses_and_duplicates_nothing(qmgr, qmgr_name) ->
         )
         for _ in range(2)
     ]
-    client = redis.Redis.from_url(os.environ["MQK_REDIS_URL"])
+    # Any MQK_REDIS_URL form: on a Redis Cluster, FLUSHALL goes to every primary.
+    client = redis_conn.connect(os.environ["MQK_REDIS_URL"], qmgr_name)
     for _ in range(2):
         time.sleep(3)
         client.flushall()

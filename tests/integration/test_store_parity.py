@@ -25,7 +25,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from adapter.shim import redis_store  # noqa: E402
+from adapter.shim import redis_conn, redis_store  # noqa: E402
 from adapter.shim.clock import ManualClock  # noqa: E402
 from adapter.shim.memory_store import MemoryServer, MemoryStore  # noqa: E402
 from adapter.shim.redis_store import RedisStore  # noqa: E402
@@ -56,7 +56,7 @@ def qmgr():
     """A queue manager name of this test alone; its keys are deleted afterwards."""
     name = f"PARITY.{uuid.uuid4().hex[:10]}"
     yield name
-    client = redis.Redis.from_url(URL)
+    client = redis_conn.connect(URL, name)  # any MQK_REDIS_URL form (Sentinel, Cluster)
     try:
         redis_store.purge_queue_manager(client, name)
     finally:
