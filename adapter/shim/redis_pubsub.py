@@ -4,19 +4,15 @@ counters (keys: redis_keys.pubsub_key)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from adapter.shim.redis_keys import pubsub_key
+from adapter.shim.redis_parts import StoreParts
 from adapter.shim.store import SUB_CHANGES_KEPT
-
-if TYPE_CHECKING:
-    from adapter.shim.redis_store import RedisStore
 
 
 class RedisPubSubState:
     """store.PubSubState: subscriptions, their owners' leases and retained publications."""
 
-    def __init__(self, store: RedisStore) -> None:
+    def __init__(self, store: StoreParts) -> None:
         self.store = store
         self.r = store.client
         self._subs = pubsub_key(store.qmgr, "subs")

@@ -8,10 +8,10 @@ overtakes a consumption marker this process sent before it.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from adapter import config
 from adapter.shim.redis_keys import queue_prefix
+from adapter.shim.redis_parts import StoreParts
 from adapter.shim.redis_scripts import SPECS
 from adapter.shim.store import (
     DELETED,
@@ -27,9 +27,6 @@ from adapter.shim.store import (
     encode,
 )
 from adapter.shim.writebehind import WriteBehind
-
-if TYPE_CHECKING:
-    from adapter.shim.redis_store import RedisStore
 
 log = logging.getLogger("mqk.shim.redis_store")
 _LEASE = LEASE_PREFIX.encode()
@@ -70,7 +67,7 @@ class _Settled:
 class RedisQueueState:
     """Scripts bound to one queue's key prefix (store.QueueState)."""
 
-    def __init__(self, store: RedisStore, queue: str) -> None:
+    def __init__(self, store: StoreParts, queue: str) -> None:
         self._behind = store.behind
         self.r = _Settled(store.client, store.behind)
         self.prefix = queue_prefix(store.qmgr, queue)
