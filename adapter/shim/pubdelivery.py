@@ -97,15 +97,25 @@ class DeliveryCheck:
         return dlq, out
 
 
-def direct(persistent: bool, in_uow: bool, npm_delivery: int) -> bool:
-    """Whether a publication goes without a Kafka transaction of its own: a
-    non-persistent one outside syncpoint whose NPMSGDLV is not ALL. MQ keeps no
-    non-persistent message through a failure and, with ALLAVAIL / ALLDUR, delivers a
-    non-persistent publication to the subscribers that can take it: so the copies may be
-    written one by one (in order per subscription: one idempotent producer), which saves
-    the commit round trip that dominates a publication. NPMSGDLV(ALL), persistent
-    publications and syncpoint keep the one transaction (all or nothing)."""
-    return not persistent and not in_uow and npm_delivery != C.MQDLV_ALL
+def direct(in_uow: bool, delivery: int, durable_copies: bool) -> bool:
+    """Whether a publication outside syncpoint goes without a Kafka transaction of its
+    own: the copies and the `_pub` record written one by one on the connection's
+    idempotent producer (in order per subscription), which saves the transaction's
+    round trips (begin, AddPartitionsToTxn, EndTxn) and the wait for its markers.
+
+    `delivery` is the topic's PMSGDLV for a persistent publication, NPMSGDLV for a
+    non-persistent one (resolved). All or nothing is owed only where a failed delivery
+    fails the publication and keeps it from every subscriber: ALL, and ALLDUR when a
+    durable subscription gets a copy. With ALLAVAIL, or ALLDUR and only non-durable
+    subscriptions, "failure to deliver ... does not return an error to the MQPUT call"
+    and the others still get it (DEFINE TOPIC, PMSGDLV / NPMSGDLV,
+    <https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=reference-define-topic-define-topic>),
+    so one by one is what MQ promises; acks=all makes each copy of a persistent
+    publication as durable as a persistent MQPUT to a queue (shim/pump.py send_sync).
+    Under syncpoint the caller's unit of work holds everything (visible at MQCMIT)."""
+    if in_uow or delivery == C.MQDLV_ALL:
+        return False
+    return not (delivery == C.MQDLV_ALL_DUR and durable_copies)
 
 
 def send_direct(

@@ -1,9 +1,10 @@
 """Publishing: MQOPEN of a topic for output, and MQPUT / MQPUT1 to it, which fans the
 publication out to every matching subscription's queue.
 
-A non-persistent publication outside syncpoint (NPMSGDLV not ALL) is written without a
-transaction of its own (shim/pubdelivery.py:direct). Any other MQPUT on a topic handle
-is one Kafka transaction holding the publication's own
+A publication outside syncpoint that MQ need not deliver all or nothing (its PMSGDLV /
+NPMSGDLV ALLAVAIL, or ALLDUR with no durable subscription among its copies) is written
+without a transaction of its own (shim/pubdelivery.py:direct). Any other MQPUT on a
+topic handle is one Kafka transaction holding the publication's own
 record on `mqk.<QM>._pub` (key = the full topic string, for Kafka-native consumers),
 one copy per matching subscription on its destination queue's priority topic, and, with
 MQPMO_RETAIN, the record of the compacted `mqk.<QM>._retained`. Outside syncpoint the
@@ -186,10 +187,11 @@ class Publisher:
         retained: bool = False,
         skip: frozenset[str] | set[str] = frozenset(),
         eff: Effective | None = None,
-    ) -> tuple[dict[str, list[Record]], list[str], int]:
+    ) -> tuple[dict[str, list[Record]], list[str], int, bool]:
         """Every matching subscription's copy of the publication's pieces, by queue,
-        the keys of the subscriptions given a copy, and how many subscriptions matched
-        (`skip`: keys not to deliver to; `eff`: the topic's attributes: WILDCARD(BLOCK)
+        the keys of the subscriptions given a copy, how many subscriptions matched, and
+        whether a durable subscription is among those given one (`skip`: keys not to
+        deliver to; `eff`: the topic's attributes: WILDCARD(BLOCK)
         nodes, USEDLQ, PMSGDLV / NPMSGDLV for a queue that refuses its copy,
         shim/pubdelivery.py; MQRC_PUBLICATION_FAILURE when that fails it)."""
         eff = eff if eff is not None else self.topics.effective(topic)
@@ -197,6 +199,7 @@ class Publisher:
         by_queue: dict[str, list[Record]] = {}
         delivered: list[str] = []
         matched = 0
+        durable = False
         for sd in self.subs.matching(topic):
             if sd.key in skip or blocked(sd.topic, Wildcard(sd.wildcard), eff.blocks):
                 continue
@@ -211,9 +214,10 @@ class Publisher:
             if recs:
                 by_queue.setdefault(queue, []).extend(recs)
                 delivered.append(sd.key)
+                durable = durable or sd.durable
             elif fails_publication(persistent, sd.durable, int(eff[_DLV[persistent]])):
                 raise fail(C.MQRC_PUBLICATION_FAILURE)
-        return by_queue, delivered, matched
+        return by_queue, delivered, matched, durable
 
     def _copy_for(
         self, sd: SubDef, topic: str, envs: list[dict[str, Any]], *, retained: bool
@@ -358,7 +362,9 @@ class TopicHandle:
                 env["ReplyToQ"] = env["ReplyToQMgr"] = ""
         # MQPMO_NOT_OWN_SUBS: none to the subscriptions this connection holds.
         skip = set(self.publisher.subs.held) if opts & C.MQPMO_NOT_OWN_SUBS else frozenset()
-        by_queue, delivered, matched = self.publisher.copies(self.topic, envs, skip=skip, eff=eff)
+        by_queue, delivered, matched, durable = self.publisher.copies(
+            self.topic, envs, skip=skip, eff=eff
+        )
         own = [self._own_record(value, headers) for _t, _k, value, headers in built]
         retain = bool(opts & C.MQPMO_RETAIN)
         if retain:
@@ -379,7 +385,7 @@ class TopicHandle:
             counted()
 
         persistent = envs[0]["Persistence"] == C.MQPER_PERSISTENT
-        if direct(persistent, in_uow, int(eff["npm_delivery"])):
+        if direct(in_uow, int(eff[_DLV[persistent]]), durable):
             asynchronous = bool(opts & C.MQPMO_ASYNC_RESPONSE) or (
                 not opts & C.MQPMO_SYNC_RESPONSE
                 and eff["def_put_response"] == C.MQPRT_ASYNC_RESPONSE
@@ -387,6 +393,8 @@ class TopicHandle:
             send_direct(svc, by_queue, own, asynchronous=asynchronous)
             committed()
         else:
+            if svc.pump.puts_in_flight:  # earlier asynchronous publications go first
+                svc.pump.barrier()
             self.publisher.send(by_queue, own, in_uow, committed)
         if not matched and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED and result.warning is None:
             return PutResult(None, C.MQRC_NO_SUBS_MATCHED, result.properties)
