@@ -285,7 +285,8 @@ class Publisher:
     def deliver_retained(self, sd: SubDef) -> int:
         """MQSUB (unless MQSO_NEW_PUBLICATIONS_ONLY) and MQSUBRQ: the retained
         publications on topics `sd` matches, marked MQIsRetained, sent at once. Returns
-        how many."""
+        how many; MQRC_RETAINED_NOT_DELIVERED when one can reach neither the
+        subscription's queue nor the dead-letter queue."""
         wildcard = Wildcard(sd.wildcard)
         found = []
         raw = self.state.retained_get(sd.topic)
@@ -302,9 +303,15 @@ class Publisher:
             if blocked(sd.topic, wildcard, self.topics.effective(topic).blocks):
                 continue
             got = self._copy_for(sd, topic, [codec.decode(value)], retained=True)
-            if got is not None and got[1]:
-                self.svc.pump.send_sync(got[0], got[1])
-                n += 1
+            if got is None:  # the subscription's selector does not select it
+                continue
+            if not got[1]:
+                # Neither the subscription's queue nor the dead-letter queue took it:
+                # MQRC_RETAINED_NOT_DELIVERED (2526, "2526 (09DE) (RC2526)",
+                # <https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=codes-2526-09de-rc2526-mqrc-retained-not-delivered>).
+                raise fail(C.MQRC_RETAINED_NOT_DELIVERED)
+            self.svc.pump.send_sync(got[0], got[1])
+            n += 1
         return n
 
 
