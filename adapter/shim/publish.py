@@ -47,7 +47,6 @@ from typing import Any
 from mqk_avro import codec
 
 from adapter.core import cmqc as C
-from adapter.core import propwire
 from adapter.core.calls import PutRequest, PutResult
 from adapter.core.errors import MQMIError, fail
 from adapter.core.topicattrs import Effective, blocked
@@ -55,6 +54,7 @@ from adapter.core.topicstring import Wildcard, matches
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
 from adapter.shim.log import TopicSpec, read_range
+from adapter.shim.pubcopy import copy_envelope, data_topic
 from adapter.shim.pubdelivery import DeliveryCheck, direct, fails_publication, send_direct
 from adapter.shim.pubstats import PubCounts
 from adapter.shim.put import Putter
@@ -82,34 +82,6 @@ class _NoDepth:
 
     def depth(self) -> int:
         return 0
-
-
-def copy_envelope(
-    env: dict[str, Any],
-    topic: str,
-    sd: SubDef,
-    qdef: QueueDef | None,
-    msg_id: bytes,
-    *,
-    retained: bool = False,
-) -> dict[str, Any]:
-    """The envelope of `sd`'s copy of a publication (`qdef`: its queue's definition,
-    None when the queue is gone)."""
-    out = dict(env)
-    out["MsgId"] = msg_id
-    out["CorrelId"] = sd.correl_bytes
-    if sd.pub_priority >= 0:
-        out["Priority"] = sd.pub_priority
-    elif sd.pub_priority == C.MQPRI_PRIORITY_AS_Q_DEF and qdef is not None:
-        out["Priority"] = qdef.def_priority
-    props = propwire.unpack(bytes(env.get("Properties") or b""))
-    props.set("mqps.Top", topic, C.MQTYPE_STRING, validate=False)
-    if sd.user_data:
-        props.set("mqps.Sud", sd.user_data, C.MQTYPE_STRING, validate=False)
-    if retained:
-        props.set("mqps.Ret", True, C.MQTYPE_BOOLEAN, validate=False)
-    out["Properties"] = propwire.pack(props)
-    return out
 
 
 class Publisher:
@@ -249,7 +221,7 @@ class Publisher:
             return sd.queue, []
         out = []
         for copy in copies:
-            data = naming.data_topic(self.svc.qmgr, sd.queue, min(copy["Priority"], 9))
+            data = data_topic(self.svc.qmgr, sd.queue, min(copy["Priority"], 9))
             key = records.record_key(copy["GroupId"], copy["MsgId"])
             out.append((data, key, codec.encode(copy), records.headers_of(copy)))
         return sd.queue, out

@@ -84,8 +84,12 @@ def test_pcf_change_subscription(pcf, qmgr):
     qmgr.define_queue("PCHG.Q")
     qmgr.define_queue("PCHG.Q2")
     pcf.MQCMD_CREATE_SUBSCRIPTION(
-        {F.MQCACF_SUB_NAME: b"PCHG.1", C.MQCA_TOPIC_STRING: b"pchg/#",
-         F.MQCACF_DESTINATION: b"PCHG.Q", F.MQCACF_SUB_SELECTOR: b"n > 1"}  # fmt: skip
+        {
+            F.MQCACF_SUB_NAME: b"PCHG.1",
+            C.MQCA_TOPIC_STRING: b"pchg/#",
+            F.MQCACF_DESTINATION: b"PCHG.Q",
+            F.MQCACF_SUB_SELECTOR: b"n > 1",
+        }  # fmt: skip
     )
     [s] = pcf.MQCMD_INQUIRE_SUBSCRIPTION({F.MQCACF_SUB_NAME: b"PCHG.1"})
     sub_id = s[F.MQBACF_SUB_ID]
@@ -118,9 +122,13 @@ def test_pcf_copy_subscription(pcf, qmgr):
     qmgr.define_queue("PCPY.Q")
     qmgr.define_queue("PCPY.Q2")
     pcf.MQCMD_CREATE_SUBSCRIPTION(
-        {F.MQCACF_SUB_NAME: b"PCPY.1", C.MQCA_TOPIC_STRING: b"pcpy/+",
-         F.MQCACF_DESTINATION: b"PCPY.Q", F.MQCACF_SUB_USER_DATA: b"ud",
-         F.MQIACF_PUB_PRIORITY: 2}  # fmt: skip
+        {
+            F.MQCACF_SUB_NAME: b"PCPY.1",
+            C.MQCA_TOPIC_STRING: b"pcpy/+",
+            F.MQCACF_DESTINATION: b"PCPY.Q",
+            F.MQCACF_SUB_USER_DATA: b"ud",
+            F.MQIACF_PUB_PRIORITY: 2,
+        }  # fmt: skip
     )
     copy = {F.MQCACF_FROM_SUB_NAME: b"PCPY.1", F.MQCACF_TO_SUB_NAME: b"PCPY.2",
             F.MQCACF_DESTINATION: b"PCPY.Q2"}  # fmt: skip
