@@ -5,7 +5,8 @@ runmqsc's messages: AMQ8094I created, AMQ8096I "IBM MQ subscription inquired." (
 SUB), AMQ8099I "IBM MQ subscription status inquired." (DISPLAY SBSTATUS), AMQ8754I
 "Display topic status details." (DISPLAY TPSTATUS) as IBM's "Displaying attributes of
 subscriptions" <https://setgetweb.com/p/MQ90/adm/q020920_.htm> shows them; AMQ8095I
-deleted (its number is not in the pages read: unverified). Dates and times are MQ's
+deleted and AMQ8097I changed (ALTER SUB) (their numbers are not in the pages read:
+unverified). DEFINE SUB LIKE copies a subscription (shim/subadmin.py SubAdmin.copy). Dates and times are MQ's
 (yyyy-mm-dd, hh.mm.ss, local time). SUBID and DESTCORL are 48 hexadecimal digits;
 ACTCONN is the hexadecimal of mqk's id of the handle holding the subscription (MQ's is a
 connection id: mqk has no 24-byte one), zeros when none.
@@ -31,7 +32,7 @@ from adapter.tools.mqscrun import CommandError, columns
 
 C = pymqi.CMQC
 _DEFINE = {"TOPICSTR", "TOPICOBJ", "DEST", "DESTQMGR", "DESTCLAS", "SELECTOR", "USERDATA",
-           "PUBPRTY", "DESTCORL", "WSCHEMA", "REQONLY", "REPLACE", "NOREPLACE"}  # fmt: skip
+           "PUBPRTY", "DESTCORL", "WSCHEMA", "REQONLY", "REPLACE", "NOREPLACE", "LIKE"}  # fmt: skip
 _DEFAULT_ONLY = {"EXPIRY": "UNLIMITED", "PSPROP": "MSGPROP", "SUBSCOPE": "ALL",
                  "SUBLEVEL": "1", "VARUSER": "ANY"}  # fmt: skip
 _PRIORITY = {"ASPUB": C.MQPRI_PRIORITY_AS_PUBLISHED, "ASQDEF": C.MQPRI_PRIORITY_AS_Q_DEF}
@@ -70,7 +71,7 @@ def define_sub(proc: Any, cmd: Command) -> None:
     for p in cmd.params:
         if p.keyword in _DEFAULT_ONLY and p.value == _DEFAULT_ONLY[p.keyword]:
             continue
-        if p.keyword in _DEFAULT_ONLY or p.keyword in ("PUBACCT", "PUBAPPID", "LIKE", "SUBUSER"):
+        if p.keyword in _DEFAULT_ONLY or p.keyword in ("PUBACCT", "PUBAPPID", "SUBUSER"):
             raise CommandError(f"mqk: {p.keyword} is not supported by mqk.")
         if p.keyword not in _DEFINE:
             raise MQSCSyntaxError(cmd.segment(p), f"{p.keyword}: unknown keyword")
@@ -94,6 +95,10 @@ def define_sub(proc: Any, cmd: Command) -> None:
     for keyword, allowed in words.items():
         if cmd.value(keyword) not in (None, *allowed):
             raise CommandError(f"mqk: {keyword}({cmd.value(keyword)}) is not valid.")
+    like = cmd.value("LIKE")
+    if like is not None:  # the attributes of LIKE's subscription where none are given
+        _define_like(proc, cmd, like, correl_bytes)
+        return
     _admin(proc).define(
         cmd.name or "",
         topic_object=cmd.value("TOPICOBJ") or "",
@@ -108,6 +113,34 @@ def define_sub(proc: Any, cmd: Command) -> None:
         request_only=cmd.value("REQONLY") == "YES",
         replace="REPLACE" in cmd.keywords(),
     )
+    proc.out("AMQ8094I: IBM MQ subscription created.")
+
+
+def _define_like(proc: Any, cmd: Command, like: str, correl: bytes | None) -> None:
+    """DEFINE SUB(name) LIKE(other): a copy of `other` with the attributes given
+    ("Copying a local subscription definition",
+    <https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=subscriptions-copying-local-subscription-definition>),
+    as PCF Copy Subscription makes it (shim/subadmin.py SubAdmin.copy)."""
+    admin = _admin(proc)
+    try:
+        source = admin.find(like)
+    except pymqi.MQMIError as err:
+        raise CommandError(f"AMQ8147E: IBM MQ object {like} not found.") from err
+    priority = cmd.value("PUBPRTY")
+    wschema = cmd.value("WSCHEMA")
+    change = SubChange(
+        dest=cmd.value("DEST"),
+        dest_correl=correl,
+        user_data=cmd.value("USERDATA"),
+        pub_priority=_priority(priority) if priority is not None else None,
+        request_only=None if cmd.value("REQONLY") is None else cmd.value("REQONLY") == "YES",
+        topic_object=cmd.value("TOPICOBJ"),
+        topic_string=cmd.value("TOPICSTR"),
+        selector=cmd.value("SELECTOR"),
+        wildcard=None if wschema is None else Wildcard[wschema],
+        managed=None if cmd.value("DESTCLAS") is None else cmd.value("DESTCLAS") == "MANAGED",
+    )
+    admin.copy(source, cmd.name or "", change, replace_it="REPLACE" in cmd.keywords())
     proc.out("AMQ8094I: IBM MQ subscription created.")
 
 

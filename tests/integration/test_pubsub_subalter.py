@@ -150,3 +150,24 @@ def test_pcf_copy_subscription(pcf, qmgr):
     assert [m for m, _ in _get_all(qmgr, "PCPY.Q")] == [b"p"]
     [(msg, md)] = _get_all(qmgr, "PCPY.Q2")
     assert msg == b"p" and md.CorrelId == two[F.MQBACF_SUB_ID] and md.Priority == 2
+
+
+def test_define_sub_like(qmgr, qmgr_name):
+    qmgr.define_queue("LIKE.Q1")
+    qmgr.define_queue("LIKE.Q2")
+    rc, out = _run(
+        qmgr, qmgr_name, "DEFINE SUB(LIKE.1) TOPICSTR('like/#') DEST(LIKE.Q1) USERDATA('u1')\n"
+    )
+    assert rc == 0, out
+    rc, out = _run(qmgr, qmgr_name, "DEFINE SUB(LIKE.2) LIKE(LIKE.1) DEST(LIKE.Q2) PUBPRTY(6)\n")
+    assert rc == 0 and "AMQ8094I: IBM MQ subscription created." in out, out
+    shown = _display(qmgr, qmgr_name, "LIKE.2")
+    for item in ("TOPICSTR(like/#)", "DEST(LIKE.Q2)", "USERDATA(u1)", "PUBPRTY(6)",
+                 "SUBTYPE(ADMIN)"):  # fmt: skip
+        assert item in shown, item
+    rc, out = _run(qmgr, qmgr_name, "DEFINE SUB(LIKE.3) LIKE(LIKE.NONE) DEST(LIKE.Q2)\n")
+    assert rc != 0 and "AMQ8147E: IBM MQ object LIKE.NONE not found." in out, out
+    pymqi.Topic(qmgr, topic_string="like/a").pub(b"x")
+    [(_m, md)] = _get_all(qmgr, "LIKE.Q2")
+    assert md.Priority == 6
+    assert [m for m, _ in _get_all(qmgr, "LIKE.Q1")] == [b"x"]
