@@ -6,10 +6,10 @@ SUB), AMQ8099I "IBM MQ subscription status inquired." (DISPLAY SBSTATUS), AMQ875
 "Display topic status details." (DISPLAY TPSTATUS) as IBM's "Displaying attributes of
 subscriptions" <https://setgetweb.com/p/MQ90/adm/q020920_.htm> shows them; AMQ8095I
 deleted and AMQ8097I changed (ALTER SUB) (their numbers are not in the pages read:
-unverified). DEFINE SUB LIKE copies a subscription (shim/subadmin.py SubAdmin.copy). Dates and times are MQ's
-(yyyy-mm-dd, hh.mm.ss, local time). SUBID and DESTCORL are 48 hexadecimal digits;
-ACTCONN is the hexadecimal of mqk's id of the handle holding the subscription (MQ's is a
-connection id: mqk has no 24-byte one), zeros when none.
+unverified). DEFINE SUB LIKE copies a subscription (shim/subadmin.py SubAdmin.copy).
+Dates and times are MQ's (yyyy-mm-dd, hh.mm.ss, local time). SUBID and DESTCORL are 48
+hexadecimal digits; ACTCONN is the hexadecimal of mqk's id of the handle holding the
+subscription (MQ's is a connection id: mqk has no 24-byte one), zeros when none.
 
 Keywords mqk does not keep fail, naming them, unless given MQ's default value
 (EXPIRY(UNLIMITED), PSPROP(MSGPROP), SUBSCOPE(ALL), SUBLEVEL(1), VARUSER(ANY)).
