@@ -216,7 +216,7 @@ class SubServer:
         """Copy Subscription (MQCMD_COPY_SUBSCRIPTION): ToSubscriptionName, the one to
         copy by FromSubscriptionName or SubId, MQIACF_REPLACE, and attributes that
         differ from it ("Change, Copy, and Create Subscription",
-        <https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=commands-change-copy-create-subscription>)."""
+        <https://www.ibm.com/docs/en/SSFKSJ_9.4.0/refadmin/q087050_.html>)."""
         to_name = req.take(F.MQCACF_TO_SUB_NAME, required=True)
         kind = req.types.get(F.MQBACF_SUB_ID, F.MQCFT_BYTE_STRING)
         sub_id = req.take(F.MQBACF_SUB_ID, kind=kind)

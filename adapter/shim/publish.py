@@ -280,7 +280,7 @@ class Publisher:
             if not got[1]:
                 # Neither the subscription's queue nor the dead-letter queue took it:
                 # MQRC_RETAINED_NOT_DELIVERED (2526, "2526 (09DE) (RC2526)",
-                # <https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=codes-2526-09de-rc2526-mqrc-retained-not-delivered>).
+                # <https://www.ibm.com/docs/SSFKSJ_9.3.0/reference/q045270_.html>).
                 raise fail(C.MQRC_RETAINED_NOT_DELIVERED)
             self.svc.pump.send_sync(got[0], got[1])
             n += 1

@@ -56,7 +56,7 @@ class PubSub:
         options are MQRC_OPTION_NOT_VALID_FOR_TYPE (MQOPEN, "Opening a topic"). There is
         no MQINQ of a topic handle: MQINQ's objects are the queue manager, queues,
         namelists and process definitions
-        (<https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=calls-mqinq-inquire-object-attributes>)."""
+        (<https://www.ibm.com/docs/en/SSFKSJ_9.4.0/refdev/q101840_.html>)."""
         if options & _NOT_FOR_TOPIC:
             raise fail(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
         topic = self.resolve_topic(object_name, object_string)

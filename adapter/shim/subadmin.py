@@ -185,13 +185,14 @@ class SubAdmin:
         """ALTER SUB / Change Subscription: the attributes given, the others kept.
 
         What may change (ALTER SUB, usage note 2,
-        <https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=reference-alter-sub-alter-subscription-settings>):
+        <https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q085420_.html>):
         DEST, DESTCORL, DESTQMGR, PUBPRTY, REQONLY, USERDATA (and EXPIRY, PSPROP,
         PUBACCT, PUBAPPID, SUBUSER, VARUSER, which mqk does not keep). TOPICOBJ, TOPICSTR,
         WSCHEMA, SELECTOR and DESTCLAS cannot: Change Subscription accepts them only at
-        their present value ("the specified value cannot be different from the original
-        value", Change, Copy, and Create Subscription), otherwise the reason MQSUB's
-        MQSO_ALTER gives for the same change (2510 topic or wildcard, 2524 selector,
+        their present value (Change, Copy, and Create Subscription, TopicObject: accepted,
+        but not at a value other than the original,
+        <https://www.ibm.com/docs/en/SSFKSJ_9.4.0/refadmin/q087050_.html>), otherwise the
+        reason MQSUB's MQSO_ALTER gives for the same change (2510 topic or wildcard, 2524 selector,
         2533 destination class). DEST is not checked ("no check is performed that the
         named DEST ... exists"): a publication that cannot reach it follows the topic's
         delivery rules (shim/pubdelivery.py). A managed subscription's queue is the

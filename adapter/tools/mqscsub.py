@@ -119,7 +119,7 @@ def define_sub(proc: Any, cmd: Command) -> None:
 def _define_like(proc: Any, cmd: Command, like: str, correl: bytes | None) -> None:
     """DEFINE SUB(name) LIKE(other): a copy of `other` with the attributes given
     ("Copying a local subscription definition",
-    <https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=subscriptions-copying-local-subscription-definition>),
+    <https://ibm.com/docs/SSFKSJ_9.3.0/administer/q020940_.html>),
     as PCF Copy Subscription makes it (shim/subadmin.py SubAdmin.copy)."""
     admin = _admin(proc)
     try:
