@@ -1,5 +1,6 @@
 """The command server's subscription and topic-status commands (adapter/pymqi/pcfserver.py
-hands them here): MQCMD_CREATE_SUBSCRIPTION, MQCMD_DELETE_SUBSCRIPTION,
+hands them here): MQCMD_CREATE_SUBSCRIPTION, MQCMD_CHANGE_SUBSCRIPTION,
+MQCMD_COPY_SUBSCRIPTION, MQCMD_DELETE_SUBSCRIPTION,
 MQCMD_INQUIRE_SUBSCRIPTION, MQCMD_INQUIRE_SUB_STATUS and MQCMD_INQUIRE_TOPIC_STATUS, on
 adapter/shim/subadmin.py (what MQSC's DEFINE / DELETE / DISPLAY SUB, DISPLAY SBSTATUS
 and DISPLAY TPSTATUS use).
@@ -26,7 +27,7 @@ from adapter.core import cmqcfc as F  # noqa: N812
 from adapter.core import topicattrs as TA  # noqa: N812
 from adapter.core.pcfcommand import CommandError, Request, Values, filtered, padded
 from adapter.core.topicstring import Wildcard
-from adapter.shim.subadmin import SubAdmin, SubStatus
+from adapter.shim.subadmin import SubAdmin, SubChange, SubStatus
 from adapter.shim.subscriptions import SubDef
 
 _NAME = 10240  # MQ_SUB_NAME_LENGTH: not padded (an MQCHARV's length)
@@ -46,7 +47,7 @@ def _conn(active: str) -> bytes:
 
 
 def _sub_values(sd: SubDef) -> Values:
-    created = _stamp(sd.created_ms)
+    created, altered = _stamp(sd.created_ms), _stamp(sd.altered_ms or sd.created_ms)
     return {
         F.MQCACF_SUB_NAME: sd.name.encode(),
         F.MQBACF_SUB_ID: bytes.fromhex(sd.subscription_id),
@@ -65,8 +66,8 @@ def _sub_values(sd: SubDef) -> Values:
         F.MQIACF_SUB_TYPE: sd.sub_type,
         C.MQCA_CREATION_DATE: created[0],
         C.MQCA_CREATION_TIME: created[1],
-        C.MQCA_ALTERATION_DATE: created[0],
-        C.MQCA_ALTERATION_TIME: created[1],
+        C.MQCA_ALTERATION_DATE: altered[0],
+        C.MQCA_ALTERATION_TIME: altered[1],
     }
 
 
@@ -93,6 +94,8 @@ class SubServer:
     def commands(self) -> dict[int, Callable[[Request], list[Values]]]:
         return {
             F.MQCMD_CREATE_SUBSCRIPTION: self.create_subscription,
+            F.MQCMD_CHANGE_SUBSCRIPTION: self.change_subscription,
+            F.MQCMD_COPY_SUBSCRIPTION: self.copy_subscription,
             F.MQCMD_DELETE_SUBSCRIPTION: self.delete_subscription,
             F.MQCMD_INQUIRE_SUBSCRIPTION: self.inquire_subscription,
             F.MQCMD_INQUIRE_SUB_STATUS: self.inquire_sub_status,
@@ -158,6 +161,76 @@ class SubServer:
             request_only=request_only == C.MQRU_PUBLISH_ON_REQUEST,
             replace=replace == 1,
         )
+        return []
+
+    def _change(self, req: Request) -> SubChange:
+        """The optional attributes of Change and Copy Subscription (None: not given),
+        their values checked as Create Subscription checks them (4005)."""
+        dest_class = req.take(F.MQIACF_DESTINATION_CLASS)
+        schema = req.take(F.MQIACF_WILDCARD_SCHEMA)
+        request_only = req.take(F.MQIACF_REQUEST_ONLY)
+        priority = req.take(F.MQIACF_PUB_PRIORITY)
+        checks = {
+            F.MQIACF_DESTINATION_CLASS: dest_class in (None, C.MQDC_MANAGED, C.MQDC_PROVIDED),
+            F.MQIACF_WILDCARD_SCHEMA: schema in (None, C.MQWS_TOPIC, C.MQWS_CHAR, C.MQWS_DEFAULT),
+            F.MQIACF_REQUEST_ONLY: request_only
+            in (None, C.MQRU_PUBLISH_ALL, C.MQRU_PUBLISH_ON_REQUEST),
+            F.MQIACF_PUB_PRIORITY: priority is None or priority in _PRIORITIES,
+        }
+        for parameter, ok in checks.items():
+            if not ok:
+                raise CommandError(F.MQRCCF_ATTR_VALUE_ERROR, parameter)
+        qmgr = req.take(F.MQCACF_DESTINATION_Q_MGR, "")
+        if qmgr and qmgr != self.qm.get_handle().qmgr:
+            raise CommandError(F.MQRCCF_ATTR_VALUE_ERROR, F.MQCACF_DESTINATION_Q_MGR)
+        correl = req.take(F.MQBACF_DESTINATION_CORREL_ID, kind=F.MQCFT_BYTE_STRING)
+        return SubChange(
+            dest=req.take(F.MQCACF_DESTINATION),
+            dest_correl=correl,
+            user_data=req.take(F.MQCACF_SUB_USER_DATA),
+            pub_priority=priority,
+            request_only=None
+            if request_only is None
+            else request_only == C.MQRU_PUBLISH_ON_REQUEST,
+            topic_object=req.take(C.MQCA_TOPIC_NAME),
+            topic_string=req.take(C.MQCA_TOPIC_STRING),
+            selector=req.take(F.MQCACF_SUB_SELECTOR),
+            wildcard=None
+            if schema is None
+            else (Wildcard.CHAR if schema == C.MQWS_CHAR else Wildcard.TOPIC),
+            managed=None if dest_class is None else dest_class == C.MQDC_MANAGED,
+        )
+
+    def change_subscription(self, req: Request) -> list[Values]:
+        """Change Subscription (MQCMD_CHANGE_SUBSCRIPTION): SubName or SubId, then the
+        attributes to change (shim/subadmin.py SubAdmin.alter: what may change, and the
+        reasons when a fixed one differs)."""
+        name, sub_id = self._selected(req)
+        change = self._change(req)
+        req.check_used()
+        admin = self._admin()
+        admin.alter(admin.find("" if name == "*" else name, sub_id), change)
+        return []
+
+    def copy_subscription(self, req: Request) -> list[Values]:
+        """Copy Subscription (MQCMD_COPY_SUBSCRIPTION): ToSubscriptionName, the one to
+        copy by FromSubscriptionName or SubId, MQIACF_REPLACE, and attributes that
+        differ from it ("Change, Copy, and Create Subscription",
+        <https://www.ibm.com/docs/en/SSFKSJ_9.4.0/refadmin/q087050_.html>)."""
+        to_name = req.take(F.MQCACF_TO_SUB_NAME, required=True)
+        kind = req.types.get(F.MQBACF_SUB_ID, F.MQCFT_BYTE_STRING)
+        sub_id = req.take(F.MQBACF_SUB_ID, kind=kind)
+        if isinstance(sub_id, str):
+            sub_id = sub_id.encode("latin-1")
+        from_name = req.take(F.MQCACF_FROM_SUB_NAME, required=sub_id is None)
+        replace = req.take(F.MQIACF_REPLACE, 0)
+        if replace not in (0, 1):
+            raise CommandError(F.MQRCCF_ATTR_VALUE_ERROR, F.MQIACF_REPLACE)
+        change = self._change(req)
+        req.check_used()
+        admin = self._admin()
+        source = admin.find(from_name or "", sub_id)
+        admin.copy(source, to_name, change, replace_it=replace == 1)
         return []
 
     def delete_subscription(self, req: Request) -> list[Values]:
@@ -252,6 +325,7 @@ class SubServer:
         return [v for v in filtered_out if v is not None]
 
 
+_WILDCARD = {C.MQWS_CHAR: Wildcard.CHAR}
 _PRIORITIES = (C.MQPRI_PRIORITY_AS_PUBLISHED, C.MQPRI_PRIORITY_AS_Q_DEF, *range(10))
 
 

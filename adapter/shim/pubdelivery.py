@@ -35,6 +35,7 @@ from adapter.shim.services import Services
 log = logging.getLogger("mqk.shim.pubdelivery")
 
 _DEPTH_FRESH_S = 0.1  # as Putter._depth_estimate
+_DEPTH_STALE_MAX_S = 2.0  # a queue with room to spare: read again at least this often
 
 
 def fails_publication(persistent: bool, durable: bool, delivery: int) -> bool:
@@ -54,10 +55,19 @@ class DeliveryCheck:
         self.svc = svc
         self._depths: dict[str, tuple[int, float]] = {}
 
-    def _depth(self, queue: str) -> int:
+    def _depth(self, queue: str, max_depth: int) -> int:
+        """The queue's depth as last read, read again when older than its freshness:
+        _DEPTH_FRESH_S (Putter's) near MAXDEPTH, longer the more room the queue has,
+        up to _DEPTH_STALE_MAX_S. A publication to N subscriptions paid up to N Redis
+        round trips every 0.1 s; with room for R more messages, the read it skips could
+        only hide an overshoot if other connections put more than about
+        R / freshness (at least 10 * DEPTH_MARGIN / _DEPTH_FRESH_S, 25,600) messages a
+        second on that one queue, and the check near the limit counts exactly."""
         value, at = self._depths.get(queue, (0, -1e9))
         now = self.svc.clock.monotonic()
-        if now - at > _DEPTH_FRESH_S:
+        room = max_depth - value
+        fresh = _DEPTH_FRESH_S * max(1.0, room / (10 * config.DEPTH_MARGIN))
+        if now - at > min(fresh, _DEPTH_STALE_MAX_S):
             value = self.svc.store.queue(queue).depth()
             self._depths[queue] = (value, now)
         return value + self.svc.pump.pending_depth(queue)
@@ -70,11 +80,12 @@ class DeliveryCheck:
             return C.MQRC_PUT_INHIBITED
         if any(len(c["Payload"]) > qdef.max_msg_length for c in copies):
             return C.MQRC_MSG_TOO_BIG_FOR_Q
-        depth = self._depth(qdef.name)
+        depth = self._depth(qdef.name, qdef.max_depth)
         if depth + len(copies) > qdef.max_depth - config.DEPTH_MARGIN:
-            depth = self.svc.store.queue(qdef.name).depth() + self.svc.pump.pending_depth(
-                qdef.name
-            )  # near the limit: count exactly
+            # Near the limit: count exactly, this connection's own gets and puts
+            # settled first (as Putter does: a message it just got makes room).
+            self.svc.pump.barrier()
+            depth = self.svc.store.queue(qdef.name).depth() + self.svc.pump.pending_depth(qdef.name)
             self._depths[qdef.name] = (depth - self.svc.pump.pending_depth(qdef.name),
                                        self.svc.clock.monotonic())  # fmt: skip
         if depth + len(copies) > qdef.max_depth:
@@ -97,15 +108,25 @@ class DeliveryCheck:
         return dlq, out
 
 
-def direct(persistent: bool, in_uow: bool, npm_delivery: int) -> bool:
-    """Whether a publication goes without a Kafka transaction of its own: a
-    non-persistent one outside syncpoint whose NPMSGDLV is not ALL. MQ keeps no
-    non-persistent message through a failure and, with ALLAVAIL / ALLDUR, delivers a
-    non-persistent publication to the subscribers that can take it: so the copies may be
-    written one by one (in order per subscription: one idempotent producer), which saves
-    the commit round trip that dominates a publication. NPMSGDLV(ALL), persistent
-    publications and syncpoint keep the one transaction (all or nothing)."""
-    return not persistent and not in_uow and npm_delivery != C.MQDLV_ALL
+def direct(in_uow: bool, delivery: int, durable_copies: bool) -> bool:
+    """Whether a publication outside syncpoint goes without a Kafka transaction of its
+    own: the copies and the `_pub` record written one by one on the connection's
+    idempotent producer (in order per subscription), which saves the transaction's
+    round trips (begin, AddPartitionsToTxn, EndTxn) and the wait for its markers.
+
+    `delivery` is the topic's PMSGDLV for a persistent publication, NPMSGDLV for a
+    non-persistent one (resolved). All or nothing is owed only where a failed delivery
+    fails the publication and keeps it from every subscriber: ALL, and ALLDUR when a
+    durable subscription gets a copy. With ALLAVAIL, or ALLDUR and only non-durable
+    subscriptions, "failure to deliver ... does not return an error to the MQPUT call"
+    and the others still get it (DEFINE TOPIC, PMSGDLV / NPMSGDLV,
+    <https://www.ibm.com/docs/en/ibm-mq/9.4.x?topic=reference-define-topic-define-topic>),
+    so one by one is what MQ promises; acks=all makes each copy of a persistent
+    publication as durable as a persistent MQPUT to a queue (shim/pump.py send_sync).
+    Under syncpoint the caller's unit of work holds everything (visible at MQCMIT)."""
+    if in_uow or delivery == C.MQDLV_ALL:
+        return False
+    return not (delivery == C.MQDLV_ALL_DUR and durable_copies)
 
 
 def send_direct(

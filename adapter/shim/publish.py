@@ -1,9 +1,10 @@
 """Publishing: MQOPEN of a topic for output, and MQPUT / MQPUT1 to it, which fans the
 publication out to every matching subscription's queue.
 
-A non-persistent publication outside syncpoint (NPMSGDLV not ALL) is written without a
-transaction of its own (shim/pubdelivery.py:direct). Any other MQPUT on a topic handle
-is one Kafka transaction holding the publication's own
+A publication outside syncpoint that MQ need not deliver all or nothing (its PMSGDLV /
+NPMSGDLV ALLAVAIL, or ALLDUR with no durable subscription among its copies) is written
+without a transaction of its own (shim/pubdelivery.py:direct). Any other MQPUT on a
+topic handle is one Kafka transaction holding the publication's own
 record on `mqk.<QM>._pub` (key = the full topic string, for Kafka-native consumers),
 one copy per matching subscription on its destination queue's priority topic, and, with
 MQPMO_RETAIN, the record of the compacted `mqk.<QM>._retained`. Outside syncpoint the
@@ -46,7 +47,6 @@ from typing import Any
 from mqk_avro import codec
 
 from adapter.core import cmqc as C
-from adapter.core import propwire
 from adapter.core.calls import PutRequest, PutResult
 from adapter.core.errors import MQMIError, fail
 from adapter.core.topicattrs import Effective, blocked
@@ -54,6 +54,7 @@ from adapter.core.topicstring import Wildcard, matches
 from adapter.shim import naming, records
 from adapter.shim.catalog import QueueDef
 from adapter.shim.log import TopicSpec, read_range
+from adapter.shim.pubcopy import copy_envelope, data_topic
 from adapter.shim.pubdelivery import DeliveryCheck, direct, fails_publication, send_direct
 from adapter.shim.pubstats import PubCounts
 from adapter.shim.put import Putter
@@ -81,34 +82,6 @@ class _NoDepth:
 
     def depth(self) -> int:
         return 0
-
-
-def copy_envelope(
-    env: dict[str, Any],
-    topic: str,
-    sd: SubDef,
-    qdef: QueueDef | None,
-    msg_id: bytes,
-    *,
-    retained: bool = False,
-) -> dict[str, Any]:
-    """The envelope of `sd`'s copy of a publication (`qdef`: its queue's definition,
-    None when the queue is gone)."""
-    out = dict(env)
-    out["MsgId"] = msg_id
-    out["CorrelId"] = sd.correl_bytes
-    if sd.pub_priority >= 0:
-        out["Priority"] = sd.pub_priority
-    elif sd.pub_priority == C.MQPRI_PRIORITY_AS_Q_DEF and qdef is not None:
-        out["Priority"] = qdef.def_priority
-    props = propwire.unpack(bytes(env.get("Properties") or b""))
-    props.set("mqps.Top", topic, C.MQTYPE_STRING, validate=False)
-    if sd.user_data:
-        props.set("mqps.Sud", sd.user_data, C.MQTYPE_STRING, validate=False)
-    if retained:
-        props.set("mqps.Ret", True, C.MQTYPE_BOOLEAN, validate=False)
-    out["Properties"] = propwire.pack(props)
-    return out
 
 
 class Publisher:
@@ -186,10 +159,11 @@ class Publisher:
         retained: bool = False,
         skip: frozenset[str] | set[str] = frozenset(),
         eff: Effective | None = None,
-    ) -> tuple[dict[str, list[Record]], list[str], int]:
+    ) -> tuple[dict[str, list[Record]], list[str], int, bool]:
         """Every matching subscription's copy of the publication's pieces, by queue,
-        the keys of the subscriptions given a copy, and how many subscriptions matched
-        (`skip`: keys not to deliver to; `eff`: the topic's attributes: WILDCARD(BLOCK)
+        the keys of the subscriptions given a copy, how many subscriptions matched, and
+        whether a durable subscription is among those given one (`skip`: keys not to
+        deliver to; `eff`: the topic's attributes: WILDCARD(BLOCK)
         nodes, USEDLQ, PMSGDLV / NPMSGDLV for a queue that refuses its copy,
         shim/pubdelivery.py; MQRC_PUBLICATION_FAILURE when that fails it)."""
         eff = eff if eff is not None else self.topics.effective(topic)
@@ -197,6 +171,7 @@ class Publisher:
         by_queue: dict[str, list[Record]] = {}
         delivered: list[str] = []
         matched = 0
+        durable = False
         for sd in self.subs.matching(topic):
             if sd.key in skip or blocked(sd.topic, Wildcard(sd.wildcard), eff.blocks):
                 continue
@@ -211,9 +186,10 @@ class Publisher:
             if recs:
                 by_queue.setdefault(queue, []).extend(recs)
                 delivered.append(sd.key)
+                durable = durable or sd.durable
             elif fails_publication(persistent, sd.durable, int(eff[_DLV[persistent]])):
                 raise fail(C.MQRC_PUBLICATION_FAILURE)
-        return by_queue, delivered, matched
+        return by_queue, delivered, matched, durable
 
     def _copy_for(
         self, sd: SubDef, topic: str, envs: list[dict[str, Any]], *, retained: bool
@@ -245,7 +221,7 @@ class Publisher:
             return sd.queue, []
         out = []
         for copy in copies:
-            data = naming.data_topic(self.svc.qmgr, sd.queue, min(copy["Priority"], 9))
+            data = data_topic(self.svc.qmgr, sd.queue, min(copy["Priority"], 9))
             key = records.record_key(copy["GroupId"], copy["MsgId"])
             out.append((data, key, codec.encode(copy), records.headers_of(copy)))
         return sd.queue, out
@@ -281,7 +257,8 @@ class Publisher:
     def deliver_retained(self, sd: SubDef) -> int:
         """MQSUB (unless MQSO_NEW_PUBLICATIONS_ONLY) and MQSUBRQ: the retained
         publications on topics `sd` matches, marked MQIsRetained, sent at once. Returns
-        how many."""
+        how many; MQRC_RETAINED_NOT_DELIVERED when one can reach neither the
+        subscription's queue nor the dead-letter queue."""
         wildcard = Wildcard(sd.wildcard)
         found = []
         raw = self.state.retained_get(sd.topic)
@@ -298,9 +275,15 @@ class Publisher:
             if blocked(sd.topic, wildcard, self.topics.effective(topic).blocks):
                 continue
             got = self._copy_for(sd, topic, [codec.decode(value)], retained=True)
-            if got is not None and got[1]:
-                self.svc.pump.send_sync(got[0], got[1])
-                n += 1
+            if got is None:  # the subscription's selector does not select it
+                continue
+            if not got[1]:
+                # Neither the subscription's queue nor the dead-letter queue took it:
+                # MQRC_RETAINED_NOT_DELIVERED (2526, "2526 (09DE) (RC2526)",
+                # <https://www.ibm.com/docs/SSFKSJ_9.3.0/reference/q045270_.html>).
+                raise fail(C.MQRC_RETAINED_NOT_DELIVERED)
+            self.svc.pump.send_sync(got[0], got[1])
+            n += 1
         return n
 
 
@@ -358,7 +341,9 @@ class TopicHandle:
                 env["ReplyToQ"] = env["ReplyToQMgr"] = ""
         # MQPMO_NOT_OWN_SUBS: none to the subscriptions this connection holds.
         skip = set(self.publisher.subs.held) if opts & C.MQPMO_NOT_OWN_SUBS else frozenset()
-        by_queue, delivered, matched = self.publisher.copies(self.topic, envs, skip=skip, eff=eff)
+        by_queue, delivered, matched, durable = self.publisher.copies(
+            self.topic, envs, skip=skip, eff=eff
+        )
         own = [self._own_record(value, headers) for _t, _k, value, headers in built]
         retain = bool(opts & C.MQPMO_RETAIN)
         if retain:
@@ -379,7 +364,7 @@ class TopicHandle:
             counted()
 
         persistent = envs[0]["Persistence"] == C.MQPER_PERSISTENT
-        if direct(persistent, in_uow, int(eff["npm_delivery"])):
+        if direct(in_uow, int(eff[_DLV[persistent]]), durable):
             asynchronous = bool(opts & C.MQPMO_ASYNC_RESPONSE) or (
                 not opts & C.MQPMO_SYNC_RESPONSE
                 and eff["def_put_response"] == C.MQPRT_ASYNC_RESPONSE
@@ -387,6 +372,8 @@ class TopicHandle:
             send_direct(svc, by_queue, own, asynchronous=asynchronous)
             committed()
         else:
+            if svc.pump.puts_in_flight:  # earlier asynchronous publications go first
+                svc.pump.barrier()
             self.publisher.send(by_queue, own, in_uow, committed)
         if not matched and opts & C.MQPMO_WARN_IF_NO_SUBS_MATCHED and result.warning is None:
             return PutResult(None, C.MQRC_NO_SUBS_MATCHED, result.properties)

@@ -53,7 +53,10 @@ class PubSub:
 
     def open_topic(self, object_name: str, object_string: str, options: int) -> TopicHandle:
         """MQOPEN of a topic for output: input, browse, inquire, set or save-context
-        options are MQRC_OPTION_NOT_VALID_FOR_TYPE (MQOPEN, "Opening a topic")."""
+        options are MQRC_OPTION_NOT_VALID_FOR_TYPE (MQOPEN, "Opening a topic"). There is
+        no MQINQ of a topic handle: MQINQ's objects are the queue manager, queues,
+        namelists and process definitions
+        (<https://www.ibm.com/docs/en/SSFKSJ_9.4.0/refdev/q101840_.html>)."""
         if options & _NOT_FOR_TOPIC:
             raise fail(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
         topic = self.resolve_topic(object_name, object_string)

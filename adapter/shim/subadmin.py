@@ -14,6 +14,7 @@ DISPLAY SBSTATUS, DISPLAY TPSTATUS.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +34,24 @@ from adapter.shim.subscriptions import SubDef
 log = logging.getLogger("mqk.shim.subadmin")
 
 OpenQueue = Callable[[str, int, str], QueueHandle]
+
+
+@dataclass(frozen=True)
+class SubChange:
+    """The attributes an ALTER SUB / Change or Copy Subscription gives (None: not
+    given)."""
+
+    dest: str | None = None
+    dest_correl: bytes | None = None
+    user_data: str | None = None
+    pub_priority: int | None = None
+    request_only: bool | None = None
+    # Not alterable (only at their present value); a copy takes them.
+    topic_object: str | None = None
+    topic_string: str | None = None
+    selector: str | None = None
+    wildcard: Wildcard | None = None
+    managed: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -146,6 +165,102 @@ class SubAdmin:
         self.subs.put(sd)
         log.info("DEFINE SUB(%s) on %r -> %s", key, topic, queue)
         return sd
+
+    # -- ALTER SUB / PCF Change and Copy Subscription ----------------------------------
+    def find(self, name: str = "", sub_id: bytes | None = None) -> SubDef:
+        """The subscription a command names by SUB (SubName) and / or SUBID (both: they
+        must agree); 2085 when none."""
+        key = name.rstrip(" ")
+        if key:
+            sd = self.subs.lookup(key)
+            if sd is None or (sub_id is not None and bytes.fromhex(sd.subscription_id) != sub_id):
+                raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+            return sd
+        for sd in self.listing("*"):
+            if sub_id is not None and bytes.fromhex(sd.subscription_id) == sub_id:
+                return sd
+        raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+
+    def alter(self, sd: SubDef, change: SubChange) -> SubDef:
+        """ALTER SUB / Change Subscription: the attributes given, the others kept.
+
+        What may change (ALTER SUB, usage note 2,
+        <https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q085420_.html>):
+        DEST, DESTCORL, DESTQMGR, PUBPRTY, REQONLY, USERDATA (and EXPIRY, PSPROP,
+        PUBACCT, PUBAPPID, SUBUSER, VARUSER, which mqk does not keep). TOPICOBJ, TOPICSTR,
+        WSCHEMA, SELECTOR and DESTCLAS cannot: Change Subscription accepts them only at
+        their present value (Change, Copy, and Create Subscription, TopicObject: accepted,
+        but not at a value other than the original,
+        <https://www.ibm.com/docs/en/SSFKSJ_9.4.0/refadmin/q087050_.html>), otherwise the
+        reason MQSUB's MQSO_ALTER gives for the same change (2510 topic or wildcard, 2524 selector,
+        2533 destination class). DEST is not checked ("no check is performed that the
+        named DEST ... exists"): a publication that cannot reach it follows the topic's
+        delivery rules (shim/pubdelivery.py). A managed subscription's queue is the
+        queue manager's: a DEST for it changes the destination class (2533)."""
+        if change.topic_string is not None or change.topic_object is not None:
+            topic = self.pubsub.resolve_topic(
+                change.topic_object if change.topic_object is not None else sd.topic_object,
+                change.topic_string if change.topic_string is not None else "",
+            )
+            if topic != sd.topic:
+                raise fail(C.MQRC_TOPIC_NOT_ALTERABLE)
+        if change.wildcard is not None and change.wildcard.value != sd.wildcard:
+            raise fail(C.MQRC_TOPIC_NOT_ALTERABLE)
+        if change.selector is not None and change.selector != sd.selection:
+            raise fail(C.MQRC_SELECTOR_NOT_ALTERABLE)
+        if change.managed is not None and change.managed != sd.managed:
+            raise fail(C.MQRC_DEST_CLASS_NOT_ALTERABLE)
+        if change.dest is not None and sd.managed and change.dest.rstrip(" ") != sd.queue:
+            raise fail(C.MQRC_DEST_CLASS_NOT_ALTERABLE)
+        # The SUBID stays what it was when DESTCORL changes (older definitions kept it
+        # only as their CorrelId).
+        new = dataclasses.replace(sd, sub_id=sd.subscription_id, altered_ms=self.svc.clock.now_ms())
+        if change.dest is not None and not sd.managed:
+            if not change.dest.strip():
+                raise ValueError("DEST: a queue name is required")
+            new = dataclasses.replace(new, queue=change.dest.rstrip(" "))
+        if change.dest_correl is not None:
+            new = dataclasses.replace(new, correl_id=change.dest_correl.hex())
+        if change.user_data is not None:
+            new = dataclasses.replace(new, user_data=change.user_data)
+        if change.pub_priority is not None:
+            new = dataclasses.replace(new, pub_priority=change.pub_priority)
+        if change.request_only is not None:
+            options = new.options & ~C.MQSO_PUBLICATIONS_ON_REQUEST
+            if change.request_only:
+                options |= C.MQSO_PUBLICATIONS_ON_REQUEST
+            new = dataclasses.replace(new, options=options)
+        self.subs.put(new)
+        log.info("ALTER SUB(%s) on %r -> %s", new.name or new.key[1:], new.topic, new.queue)
+        return new
+
+    def copy(self, sd: SubDef, to_name: str, change: SubChange, *, replace_it: bool) -> SubDef:
+        """Copy Subscription: a new durable SUBTYPE(ADMIN) subscription named `to_name`
+        with `sd`'s attributes where `change` gives none (as DEFINE SUB LIKE; a managed
+        one gets a managed queue of its own, and a DESTCORL given to `sd` is copied)."""
+        managed = sd.managed if change.managed is None else change.managed
+        own_topic = change.topic_object is None and change.topic_string is None
+        correl = change.dest_correl
+        if correl is None and sd.correl_id != sd.subscription_id:
+            correl = sd.correl_bytes
+        new = self.define(
+            to_name,
+            topic_object="" if own_topic else change.topic_object or "",
+            topic_string=sd.topic if own_topic else change.topic_string or "",
+            dest="" if managed else (change.dest if change.dest is not None else sd.queue),
+            managed=managed,
+            selector=sd.selection if change.selector is None else change.selector,
+            user_data=sd.user_data if change.user_data is None else change.user_data,
+            pub_priority=sd.pub_priority if change.pub_priority is None else change.pub_priority,
+            dest_correl=correl,
+            wildcard=Wildcard(sd.wildcard) if change.wildcard is None else change.wildcard,
+            request_only=sd.on_request if change.request_only is None else change.request_only,
+            replace=replace_it,
+        )
+        if own_topic and sd.topic_object:  # the same topic, named through the same object
+            new = dataclasses.replace(new, topic_object=sd.topic_object)
+            self.subs.put(new)
+        return new
 
     def _managed_queue(self, eff: Effective) -> str:
         """A permanent dynamic queue from the topic's MDURMDL, as MQSUB's managed

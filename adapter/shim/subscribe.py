@@ -32,7 +32,7 @@ from collections.abc import Callable
 
 from adapter.core import cmqc as C
 from adapter.core.calls import SubRequest
-from adapter.core.errors import fail
+from adapter.core.errors import MQMIError, fail
 from adapter.core.selector import compile_selector
 from adapter.core.subrules import (
     Access,
@@ -221,7 +221,13 @@ def _access(
             svc, subs, publisher, req, key, topic, wildcard.value, queue, open_queue, owner
         )
         if not options & (C.MQSO_NEW_PUBLICATIONS_ONLY | C.MQSO_PUBLICATIONS_ON_REQUEST):
-            publisher.deliver_retained(sd)
+            try:
+                publisher.deliver_retained(sd)
+            except MQMIError as err:
+                # 2526 on MQSUB: "the subscription is not created" (nor its managed
+                # queue).
+                _undo_create(svc, subs, sd, queue)
+                raise err from None
     else:
         sd = existing  # type: ignore[assignment]  # exists: access said so
         topic_attributes(publisher, sd.topic, Wildcard(sd.wildcard))
@@ -233,6 +239,15 @@ def _access(
     handle = SubscriptionHandle(svc, subs, publisher, sd, owner)
     log.info("MQSUB %s %r on %r -> %s", outcome.value, sd.name, sd.topic, sd.queue)
     return handle, queue
+
+
+def _undo_create(svc: Services, subs: Subscriptions, sd: SubDef, queue: QueueHandle) -> None:
+    subs.remove(sd)
+    if sd.managed:
+        queue.close()
+        qdef = svc.catalog.lookup(sd.queue, refresh=True)
+        if qdef is not None:
+            svc.dynamic.delete(qdef)
 
 
 def _create(

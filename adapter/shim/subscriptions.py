@@ -69,6 +69,7 @@ class SubDef:
     sub_type: int = C.MQSUBTYPE_API
     sub_id: str = ""
     topic_object: str = ""
+    altered_ms: int = 0  # ALTDATE / ALTTIME (0: never altered: the creation's)
 
     def to_json(self) -> bytes:
         return json.dumps(asdict(self), sort_keys=True).encode()

@@ -1,14 +1,15 @@
-"""DEFINE / DELETE / DISPLAY SUB, DISPLAY SBSTATUS and DISPLAY TPSTATUS for `mqk mqsc`
+"""DEFINE / ALTER / DELETE / DISPLAY SUB, DISPLAY SBSTATUS and DISPLAY TPSTATUS for `mqk mqsc`
 (registered with adapter/tools/mqscrun.py's EXTENSIONS), on adapter/shim/subadmin.py.
 
 runmqsc's messages: AMQ8094I created, AMQ8096I "IBM MQ subscription inquired." (DISPLAY
 SUB), AMQ8099I "IBM MQ subscription status inquired." (DISPLAY SBSTATUS), AMQ8754I
 "Display topic status details." (DISPLAY TPSTATUS) as IBM's "Displaying attributes of
 subscriptions" <https://setgetweb.com/p/MQ90/adm/q020920_.htm> shows them; AMQ8095I
-deleted (its number is not in the pages read: unverified). Dates and times are MQ's
-(yyyy-mm-dd, hh.mm.ss, local time). SUBID and DESTCORL are 48 hexadecimal digits;
-ACTCONN is the hexadecimal of mqk's id of the handle holding the subscription (MQ's is a
-connection id: mqk has no 24-byte one), zeros when none.
+deleted and AMQ8097I changed (ALTER SUB) (their numbers are not in the pages read:
+unverified). DEFINE SUB LIKE copies a subscription (shim/subadmin.py SubAdmin.copy).
+Dates and times are MQ's (yyyy-mm-dd, hh.mm.ss, local time). SUBID and DESTCORL are 48
+hexadecimal digits; ACTCONN is the hexadecimal of mqk's id of the handle holding the
+subscription (MQ's is a connection id: mqk has no 24-byte one), zeros when none.
 
 Keywords mqk does not keep fail, naming them, unless given MQ's default value
 (EXPIRY(UNLIMITED), PSPROP(MSGPROP), SUBSCOPE(ALL), SUBLEVEL(1), VARUSER(ANY)).
@@ -24,14 +25,14 @@ import adapter.pymqi as pymqi
 from adapter.core import topicattrs as TA  # noqa: N812
 from adapter.core.mqscparse import Command, MQSCSyntaxError
 from adapter.core.topicstring import Wildcard
-from adapter.shim.subadmin import SubAdmin, SubStatus, TopicStatus
+from adapter.shim.subadmin import SubAdmin, SubChange, SubStatus, TopicStatus
 from adapter.shim.subscriptions import SubDef
 from adapter.tools import mqscrun
 from adapter.tools.mqscrun import CommandError, columns
 
 C = pymqi.CMQC
 _DEFINE = {"TOPICSTR", "TOPICOBJ", "DEST", "DESTQMGR", "DESTCLAS", "SELECTOR", "USERDATA",
-           "PUBPRTY", "DESTCORL", "WSCHEMA", "REQONLY", "REPLACE", "NOREPLACE"}  # fmt: skip
+           "PUBPRTY", "DESTCORL", "WSCHEMA", "REQONLY", "REPLACE", "NOREPLACE", "LIKE"}  # fmt: skip
 _DEFAULT_ONLY = {"EXPIRY": "UNLIMITED", "PSPROP": "MSGPROP", "SUBSCOPE": "ALL",
                  "SUBLEVEL": "1", "VARUSER": "ANY"}  # fmt: skip
 _PRIORITY = {"ASPUB": C.MQPRI_PRIORITY_AS_PUBLISHED, "ASQDEF": C.MQPRI_PRIORITY_AS_Q_DEF}
@@ -70,7 +71,7 @@ def define_sub(proc: Any, cmd: Command) -> None:
     for p in cmd.params:
         if p.keyword in _DEFAULT_ONLY and p.value == _DEFAULT_ONLY[p.keyword]:
             continue
-        if p.keyword in _DEFAULT_ONLY or p.keyword in ("PUBACCT", "PUBAPPID", "LIKE", "SUBUSER"):
+        if p.keyword in _DEFAULT_ONLY or p.keyword in ("PUBACCT", "PUBAPPID", "SUBUSER"):
             raise CommandError(f"mqk: {p.keyword} is not supported by mqk.")
         if p.keyword not in _DEFINE:
             raise MQSCSyntaxError(cmd.segment(p), f"{p.keyword}: unknown keyword")
@@ -94,6 +95,10 @@ def define_sub(proc: Any, cmd: Command) -> None:
     for keyword, allowed in words.items():
         if cmd.value(keyword) not in (None, *allowed):
             raise CommandError(f"mqk: {keyword}({cmd.value(keyword)}) is not valid.")
+    like = cmd.value("LIKE")
+    if like is not None:  # the attributes of LIKE's subscription where none are given
+        _define_like(proc, cmd, like, correl_bytes)
+        return
     _admin(proc).define(
         cmd.name or "",
         topic_object=cmd.value("TOPICOBJ") or "",
@@ -109,6 +114,97 @@ def define_sub(proc: Any, cmd: Command) -> None:
         replace="REPLACE" in cmd.keywords(),
     )
     proc.out("AMQ8094I: IBM MQ subscription created.")
+
+
+def _define_like(proc: Any, cmd: Command, like: str, correl: bytes | None) -> None:
+    """DEFINE SUB(name) LIKE(other): a copy of `other` with the attributes given
+    ("Copying a local subscription definition",
+    <https://ibm.com/docs/SSFKSJ_9.3.0/administer/q020940_.html>),
+    as PCF Copy Subscription makes it (shim/subadmin.py SubAdmin.copy)."""
+    admin = _admin(proc)
+    try:
+        source = admin.find(like)
+    except pymqi.MQMIError as err:
+        raise CommandError(f"AMQ8147E: IBM MQ object {like} not found.") from err
+    priority = cmd.value("PUBPRTY")
+    wschema = cmd.value("WSCHEMA")
+    change = SubChange(
+        dest=cmd.value("DEST"),
+        dest_correl=correl,
+        user_data=cmd.value("USERDATA"),
+        pub_priority=_priority(priority) if priority is not None else None,
+        request_only=None if cmd.value("REQONLY") is None else cmd.value("REQONLY") == "YES",
+        topic_object=cmd.value("TOPICOBJ"),
+        topic_string=cmd.value("TOPICSTR"),
+        selector=cmd.value("SELECTOR"),
+        wildcard=None if wschema is None else Wildcard[wschema],
+        managed=None if cmd.value("DESTCLAS") is None else cmd.value("DESTCLAS") == "MANAGED",
+    )
+    admin.copy(source, cmd.name or "", change, replace_it="REPLACE" in cmd.keywords())
+    proc.out("AMQ8094I: IBM MQ subscription created.")
+
+
+# ALTER SUB's keywords (its syntax diagram): TOPICOBJ, TOPICSTR, WSCHEMA, SELECTOR,
+# SUBSCOPE, DESTCLAS and SUBLEVEL are DEFINE's only, a syntax error here.
+_ALTER = {"SUBID", "DEST", "DESTQMGR", "DESTCORL", "PUBPRTY", "REQONLY", "USERDATA"}
+
+
+def _priority(value: str) -> int:
+    if value not in _PRIORITY and not (value.isdigit() and int(value) <= 9):
+        raise CommandError(f"mqk: PUBPRTY({value}) is not valid.")
+    return _PRIORITY.get(value, int(value) if value.isdigit() else 0)
+
+
+def _hex24(keyword: str, value: str) -> bytes:
+    try:
+        raw = bytes.fromhex(value)
+    except ValueError:
+        raise CommandError(f"mqk: {keyword}({value}) is not valid.") from None
+    if len(raw) != 24:
+        raise CommandError(f"mqk: {keyword}({value}) is not valid.")
+    return raw
+
+
+def alter_sub(proc: Any, cmd: Command) -> None:
+    """ALTER SUB(name) [SUBID(hex)]: DEST, DESTCORL, DESTQMGR (this queue manager),
+    PUBPRTY, REQONLY, USERDATA (shim/subadmin.py SubAdmin.alter says what may change).
+    runmqsc answers AMQ8097I "IBM MQ subscription changed." (its number is not in the
+    pages read: unverified)."""
+    for p in cmd.params:
+        if p.keyword in _DEFAULT_ONLY and p.keyword not in ("SUBSCOPE", "SUBLEVEL"):
+            if p.value == _DEFAULT_ONLY[p.keyword]:
+                continue
+            raise CommandError(f"mqk: {p.keyword} is not supported by mqk.")
+        if p.keyword in ("PUBACCT", "PUBAPPID", "SUBUSER"):
+            raise CommandError(f"mqk: {p.keyword} is not supported by mqk.")
+        if p.keyword not in _ALTER or p.value is None:
+            raise MQSCSyntaxError(cmd.segment(p), f"{p.keyword}: unknown keyword")
+    qmgr = (cmd.value("DESTQMGR") or "").strip()
+    if qmgr and qmgr != proc.qmgr:
+        raise CommandError("mqk: DESTQMGR other than this queue manager is not supported by mqk.")
+    if cmd.value("REQONLY") not in (None, "NO", "YES"):
+        raise CommandError(f"mqk: REQONLY({cmd.value('REQONLY')}) is not valid.")
+    sub_id = cmd.value("SUBID")
+    correl = cmd.value("DESTCORL")
+    priority = cmd.value("PUBPRTY")
+    change = SubChange(
+        dest=cmd.value("DEST"),
+        dest_correl=_hex24("DESTCORL", correl) if correl else None,
+        user_data=cmd.value("USERDATA"),
+        pub_priority=_priority(priority) if priority is not None else None,
+        request_only=None if cmd.value("REQONLY") is None else cmd.value("REQONLY") == "YES",
+    )
+    admin = _admin(proc)
+    try:
+        sd = admin.find(cmd.name or "", _hex24("SUBID", sub_id) if sub_id else None)
+        admin.alter(sd, change)
+    except pymqi.MQMIError as err:
+        if err.reason == C.MQRC_DEST_CLASS_NOT_ALTERABLE:
+            raise CommandError(
+                "mqk: DEST of a DESTCLAS(MANAGED) subscription cannot be altered."
+            ) from err
+        raise
+    proc.out("AMQ8097I: IBM MQ subscription changed.")
 
 
 def delete_sub(proc: Any, cmd: Command) -> None:
@@ -150,8 +246,8 @@ def _sub_values(sd: SubDef) -> dict[str, str]:
         "WSCHEMA": "CHAR" if sd.wildcard == Wildcard.CHAR.value else "TOPIC",
         "CRDATE": _date(sd.created_ms),
         "CRTIME": _time(sd.created_ms),
-        "ALTDATE": _date(sd.created_ms),
-        "ALTTIME": _time(sd.created_ms),
+        "ALTDATE": _date(sd.altered_ms or sd.created_ms),
+        "ALTTIME": _time(sd.altered_ms or sd.created_ms),
     }
 
 
@@ -257,6 +353,7 @@ def display_tpstatus(proc: Any, cmd: Command) -> None:
 
 _HANDLERS: dict[tuple[str, str], Callable[[Any, Command], None]] = {
     ("DEFINE", "SUB"): define_sub,
+    ("ALTER", "SUB"): alter_sub,
     ("DELETE", "SUB"): delete_sub,
     ("DISPLAY", "SUB"): display_sub,
     ("DISPLAY", "SBSTATUS"): display_sbstatus,

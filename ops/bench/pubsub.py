@@ -4,8 +4,9 @@ Issue 16's rows: one publisher to 1, 10 and 100 subscriptions, 1 KiB, non-persis
 persistent; the figure is publications delivered per second, counted as copies got by
 the subscribers (N subscriptions x n publications over the time from the first MQPUT
 to the last MQGET). The MQ side publishes with MQPUT on a topic handle outside
-syncpoint (each publication is one Kafka transaction holding its copies) to N
-non-durable subscriptions on N local queues, then each subscriber gets its n copies.
+syncpoint, with the default (synchronous) put response, to N non-durable subscriptions
+on N local queues (no transaction: shim/pubdelivery.py direct), then each subscriber
+gets its n copies.
 The raw side is Kafka's own fan-out: one producer writes n records to one topic and N
 consumers, each assigned the whole topic as its own group would be, read all n. Target:
 a ratio of at least 0.5. Raw and MQ alternate (ABBA, ops/bench/timing.py).

@@ -229,12 +229,15 @@ def _one(r: Row, rows, shape, enc, dec, lua, ping) -> str:
         subs = r.extra.get("subscriptions", 1)
         return (
             f"{mq_us:,.1f} us per copy delivered against {raw_us:,.1f} us per record a raw "
-            f"consumer reads, with {subs} subscription(s). Each publication outside "
-            "syncpoint is a Kafka transaction of its own (the _pub record and one copy per "
-            "subscription, then a commit: a round trip to the transaction coordinator, "
-            f"shared by the {subs} copies), and each copy is one MQGET (a Python call per "
-            "message), where the raw side produces without transactions and every consumer "
-            "reads in batches. Wall: the per-publication commit at few subscriptions, the "
-            "per-copy MQGET at many."
+            f"consumer reads, with {subs} subscription(s). The subscriptions are "
+            "non-durable, so under the default PMSGDLV(ALLDUR) / NPMSGDLV(ALLAVAIL) a "
+            "publication outside syncpoint needs no transaction: its _pub record and one "
+            f"copy per subscription go on the idempotent producer, and the MQPUT waits "
+            f"for their acknowledgement (a synchronous put response: one broker round "
+            f"trip per publication, shared by the {subs} copies). Each copy is then one "
+            "MQGET (a Python call and a Redis claim per message), where the raw producer "
+            "never waits per record and every consumer reads in batches. Wall: the "
+            "per-publication acknowledgement at one subscription, the per-copy MQGET at "
+            "many."
         )
     return "no analysis for this pair."

@@ -179,6 +179,12 @@ def test_option_errors(qmgr):
         lambda: pymqi.Topic(qmgr, topic_string="t", open_opts=C.MQOO_INPUT_SHARED),
         C.MQRC_OPTION_NOT_VALID_FOR_TYPE,
     )
+    # MQINQ takes a queue manager, queue, namelist or process handle, never a topic's
+    # (MQINQ, "The following types of object are valid"): MQOO_INQUIRE on a topic too.
+    _fails(
+        lambda: pymqi.Topic(qmgr, topic_string="t", open_opts=C.MQOO_OUTPUT | C.MQOO_INQUIRE),
+        C.MQRC_OPTION_NOT_VALID_FOR_TYPE,
+    )
 
 
 def test_retained_publications(qmgr):

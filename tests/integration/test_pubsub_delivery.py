@@ -107,3 +107,31 @@ def test_usedlq_moves_the_copy_to_the_dead_letter_queue(qmgr):
     qmgr.alter_queue("DLV.DLQ", put_inhibited=False)
     stuck.close()
     other.close(close_sub_queue=True)
+
+
+def test_retained_publication_that_cannot_be_delivered_is_2526(qmgr):
+    """MQSUB (without MQSO_NEW_PUBLICATIONS_ONLY) and MQSUBRQ: a retained publication
+    that neither the subscription's queue (PUT(DISABLED)) nor a dead-letter queue (none
+    defined) takes is MQRC_RETAINED_NOT_DELIVERED, and the MQSUB creates nothing."""
+    retain = pymqi.PMO(Options=C.MQPMO_RETAIN | C.MQPMO_NO_SYNCPOINT)
+    pymqi.Topic(qmgr, topic_string="ret526/a").pub(b"kept", pymqi.MD(), retain)
+    qmgr.define_queue("RET526.Q", put_inhibited=True)
+    queue = pymqi.Queue(qmgr, "RET526.Q", C.MQOO_OUTPUT | C.MQOO_INPUT_AS_Q_DEF)
+    sub = pymqi.Subscription(qmgr)
+    with pytest.raises(pymqi.MQMIError) as exc:
+        sub.sub(sub_desc=_sd("ret526/#", C.MQSO_CREATE | C.MQSO_DURABLE, "RET526.S"),
+                sub_queue=queue)  # fmt: skip
+    assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_RETAINED_NOT_DELIVERED)
+    gone = pymqi.Subscription(qmgr)
+    with pytest.raises(pymqi.MQMIError) as exc:
+        gone.sub(sub_desc=_sd("", C.MQSO_RESUME | C.MQSO_DURABLE, "RET526.S"))
+    assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NO_SUBSCRIPTION)
+
+    # Asking for new publications only, it is made; asking again is 2526 too.
+    options = C.MQSO_CREATE | C.MQSO_DURABLE | C.MQSO_NEW_PUBLICATIONS_ONLY
+    made = pymqi.Subscription(qmgr)
+    made.sub(sub_desc=_sd("ret526/#", options, "RET526.S"), sub_queue=queue)
+    with pytest.raises(pymqi.MQMIError) as exc:
+        made.subrq()
+    assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_RETAINED_NOT_DELIVERED)
+    made.close(sub_close_options=C.MQCO_REMOVE_SUB)
