@@ -118,7 +118,7 @@ def add_stack_parser(subparsers) -> None:
         help="the native local stack: Kafka (KRaft) + Redis",
         description="The native local stack: Kafka (KRaft) + Redis. With --cluster NAME, "
         "up/down/status/env act on one more single-node Kafka cluster called NAME "
-        "(127.0.0.1:39092 for the first, its data under run/clusters/NAME), for a second "
+        "(127.0.0.1:31092 for the first, its data under run/clusters/NAME), for a second "
         "queue manager on another Kafka cluster; it shares the stack's Redis (every key "
         "carries its queue manager's name). A plain `down` stops it too.",
     )

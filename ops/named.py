@@ -5,8 +5,10 @@ second queue manager "on another Kafka cluster" as the channel tests need one.
 Cluster NAME's files live under <run_dir>/clusters/<NAME> (its own kafka-data,
 server.properties, kafka.log). Its ports come from its slot, the lowest one no other
 named cluster recorded in stack.json holds: broker BASE_PORT + 2*slot, controller the
-next port; 39092/39093 for the first (MQK_NAMED_CLUSTER_PORT moves the range), clear of
-the stack's 19092/19093 and of ops/cluster.py's 29092-29094 / 29192-29194.
+next port; 31092/31093 for the first (MQK_NAMED_CLUSTER_PORT moves the range), clear of
+the stack's 19092/19093 and of ops/cluster.py's 29092-29094 / 29192-29194, and below
+32768, where the kernel's ephemeral range starts (an outgoing connection's local port
+there can hold the port a listener wants).
 
 The queue managers on a named cluster share the stack's Redis: every Redis key carries
 its queue manager's name, so queue managers of different clusters never clash there
@@ -23,7 +25,7 @@ from pathlib import Path
 
 from ops import kafka, procs
 
-BASE_PORT = int(os.environ.get("MQK_NAMED_CLUSTER_PORT", "39092"))
+BASE_PORT = int(os.environ.get("MQK_NAMED_CLUSTER_PORT", "31092"))
 HEAP_MB = int(os.environ.get("MQK_NAMED_CLUSTER_HEAP_MB", "768"))
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$")
 

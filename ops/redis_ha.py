@@ -2,11 +2,13 @@
 (a primary, one replica, three Sentinels) or a Redis Cluster of three primaries.
 
 Ports from `base` up: Sentinel: primary base, replica base+1, sentinels base+2..base+4;
-Cluster: nodes base..base+2 (cluster bus +10000). Files under `run_dir`. Used by the
-Redis failover tests (tests/failover/test_redis_*.py) and by hand:
+Cluster: nodes base..base+2 (cluster bus +10000). The tests' ports (and their buses)
+stay below 32768: above it is the kernel's ephemeral range, where a client's outgoing
+connection may hold the port a listener wants. Files under `run_dir`. Used by the Redis
+failover tests (tests/failover/test_redis_*.py) and by hand:
 
-    python3 -m ops.redis_ha up sentinel --port 46000 --dir /tmp/mqk-sentinel
-    python3 -m ops.redis_ha up cluster --port 46010 --dir /tmp/mqk-rcluster
+    python3 -m ops.redis_ha up sentinel --port 26000 --dir /tmp/mqk-sentinel
+    python3 -m ops.redis_ha up cluster --port 16400 --dir /tmp/mqk-rcluster
     python3 -m ops.redis_ha down --dir /tmp/mqk-sentinel
 
 `up` prints the MQK_REDIS_URL to use and writes the pids to <dir>/pids.json.

@@ -8,7 +8,7 @@ recorded there, and only if their command line is still ours.
 the single node; `env` then names the cluster's bootstrap servers.
 
 `up --cluster NAME` starts one more, separate single-node cluster called NAME (ops/named.py:
-ports 39092/39093 for the first, its files under run/clusters/NAME), for a second queue
+ports 31092/31093 for the first, its files under run/clusters/NAME), for a second queue
 manager on another Kafka cluster; it shares the stack's Redis. `env --cluster NAME`
 names its bootstrap, `down --cluster NAME` stops it alone, and a plain `down` stops it
 with the rest.

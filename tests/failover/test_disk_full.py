@@ -11,8 +11,8 @@ MQRC_Q_SPACE_NOT_AVAILABLE for a queue file and 2102 MQRC_RESOURCE_PROBLEM for a
 log, need a queue manager that survives its full disk; a Kafka broker does not.)
 
 The broker's data lives on a tmpfs of its own, so the test needs root (mount); it starts
-its own single node (ops/named.py's launcher) on a port clear of the stack's and shares
-the stack's Redis."""
+its own single node (ops/kafka.py's launcher) on 27092/27093 (MQK_DISKFULL_PORT), below
+the kernel's ephemeral ports (32768 up), and shares the stack's Redis."""
 
 from __future__ import annotations
 
@@ -26,12 +26,11 @@ import pytest
 
 import adapter.pymqi as pymqi
 from adapter import config
-from ops import kafka, named, procs
+from ops import kafka, procs
 
 pytestmark = pytest.mark.failover
 C = pymqi.CMQC
-NAME = "DISKFULL"
-SLOT = int(os.environ.get("MQK_DISKFULL_SLOT", "20"))  # 39132 unless the range moved
+PORT = int(os.environ.get("MQK_DISKFULL_PORT", "27092"))  # and PORT + 1, its controller
 SMALL, LARGE = "40m", "256m"
 MIB = 1024 * 1024
 
@@ -47,16 +46,29 @@ def _mount(where: Path, size: str, remount: bool = False) -> subprocess.Complete
 
 @pytest.fixture
 def small_disk(tmp_path: Path):
-    where = named.cluster_dir(tmp_path, NAME)
-    where.mkdir(parents=True)
+    where = tmp_path / "node"
+    where.mkdir()
     done = _mount(where, SMALL)
     if done.returncode != 0:
         pytest.skip(f"a tmpfs for the broker's disk needs root (mount said: {done.stderr})")
     try:
-        yield tmp_path, where
+        yield where
     finally:
         subprocess.run(["umount", "-l", str(where)], capture_output=True)
         shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+BOOTSTRAP = f"127.0.0.1:{PORT}"
+
+
+def _start(where: Path) -> int:
+    """The node on `where` (its data in where/kafka-data), up and answering; its pid."""
+    deadline = time.monotonic() + 30
+    while procs.port_in_use(PORT) and time.monotonic() < deadline:
+        time.sleep(0.5)  # the halted node's sockets closing
+    pid = kafka.start(where, PORT, PORT + 1)
+    kafka.wait_ready(BOOTSTRAP, pid, where / "kafka.log")
+    return pid
 
 
 def _put(q: pymqi.Queue, i: int) -> None:
@@ -67,12 +79,12 @@ def _put(q: pymqi.Queue, i: int) -> None:
 def test_full_disk_breaks_the_connection_and_puts_resume_after_space_returns(
     small_disk, monkeypatch
 ) -> None:
-    run_dir, where = small_disk
+    where = small_disk
     monkeypatch.setattr(config, "BROKEN_AFTER_S", 6.0)  # the in-flight put's bound
     t0 = time.monotonic()
-    node = named.start(run_dir, NAME, SLOT)
+    pid = _start(where)
     print(f"broker up in {time.monotonic() - t0:.0f} s")
-    qm = pymqi.connect(f"DISK{os.getpid()}", kafka_bootstrap=node.bootstrap)
+    qm = pymqi.connect(f"DISK{os.getpid()}", kafka_bootstrap=BOOTSTRAP)
     try:
         qm.define_queue("DISK.Q")
         q = pymqi.Queue(qm, "DISK.Q", C.MQOO_OUTPUT)
@@ -94,16 +106,16 @@ def test_full_disk_breaks_the_connection_and_puts_resume_after_space_returns(
         assert reason == C.MQRC_CONNECTION_BROKEN
         assert took < config.BROKEN_AFTER_S + 5  # never a hang
         deadline = time.monotonic() + 60
-        while node.alive() and time.monotonic() < deadline:
+        while procs.alive(pid, kafka.MARKER) and time.monotonic() < deadline:
             time.sleep(0.5)
-        assert not node.alive(), "the broker kept running with a full log directory"
+        assert not procs.alive(pid, kafka.MARKER), "the broker kept running, disk full"
         print(f"broker halted at {time.monotonic() - t0:.0f} s")
         assert "LogDirFailureChannel" in (where / "kafka.log").read_text(errors="replace")
 
         # Space returns; the broker is started again (a supervisor's job, as for MQ's
         # strmqm); the application's connection carries on without reconnecting.
         assert _mount(where, LARGE, remount=True).returncode == 0
-        node = named.start(run_dir, NAME, SLOT)
+        pid = _start(where)
         print(f"broker restarted at {time.monotonic() - t0:.0f} s")
         resumed_after, deadline = 0, time.monotonic() + 90
         while True:
@@ -145,5 +157,5 @@ def test_full_disk_breaks_the_connection_and_puts_resume_after_space_returns(
         try:
             qm.disconnect()
         finally:
-            if node.alive():
-                procs.stop(node.pid, kafka.MARKER, timeout=20)
+            if procs.alive(pid, kafka.MARKER):
+                procs.stop(pid, kafka.MARKER, timeout=20)

@@ -1,6 +1,6 @@
 """The MQI scenarios on a Redis Cluster of three primaries (issue 19): the same test files
 that run on a single Redis, run again with MQK_REDIS_URL=redis+cluster://… pointing at a
-cluster of the test's own (ops/redis_ha.py, ports MQK_REDIS_CLUSTER_PORT.. +2, 46010
+cluster of the test's own (ops/redis_ha.py, ports MQK_REDIS_CLUSTER_PORT.. +2, 16400
 by default; Kafka is the stack's) and every script behind the declared-keys check
 (MQK_REDIS_CHECK_KEYS=1): a script touching a key outside its KEYS, or keys of two
 slots, fails them. A child pytest runs them, so their own fixtures see the cluster.
@@ -26,7 +26,7 @@ from adapter.shim.redis_keys import queue_prefix
 from ops import redis_ha
 
 pytestmark = [pytest.mark.failover, pytest.mark.redis_ha]
-BASE = int(os.environ.get("MQK_REDIS_CLUSTER_PORT", "46010"))
+BASE = int(os.environ.get("MQK_REDIS_CLUSTER_PORT", "16400"))
 ROOT = Path(__file__).resolve().parents[2]
 # The scenarios: MQPUT/MQGET's and the store's parity with its memory twin (every
 # scenario, a sample of its random sequences); the slow form adds get leases (with a

@@ -1,6 +1,6 @@
 """Redis Sentinel failover under MQ applications (issue 19): a primary, one replica and
 three Sentinels of the test's own (ops/redis_ha.py, ports MQK_REDIS_HA_PORT.. +4,
-46000 by default); Kafka is the stack's. A putter and two getters move persistent
+26000 by default); Kafka is the stack's. A putter and two getters move persistent
 messages outside syncpoint (get leases and write-behind markers on) while the primary
 is SIGKILLed and the Sentinels promote the replica.
 
@@ -30,7 +30,7 @@ from ops import redis_ha
 
 pytestmark = [pytest.mark.failover, pytest.mark.redis_ha]
 C = pymqi.CMQC
-BASE = int(os.environ.get("MQK_REDIS_HA_PORT", "46000"))
+BASE = int(os.environ.get("MQK_REDIS_HA_PORT", "26000"))
 QUEUE = "RFO.Q"
 # What an application may see while no primary is elected for longer than the client's
 # retries (MQK_BROKEN_AFTER_S): the connection broken; it connects again.

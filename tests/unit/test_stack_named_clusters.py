@@ -52,7 +52,7 @@ def test_stack_json_has_no_clusters_key_until_one_is_recorded(home) -> None:
     state.clusters["B"] = named.Named(999_999_999, 1).to_json()
     stack._save(state)
     raw = json.loads((home / "run" / "stack.json").read_text())
-    assert raw["clusters"] == {"B": {"pid": 999_999_999, "slot": 1, "bootstrap": "127.0.0.1:39094"}}
+    assert raw["clusters"] == {"B": {"pid": 999_999_999, "slot": 1, "bootstrap": "127.0.0.1:31094"}}
     # The rest of the record is unchanged beside the new key.
     assert stack.load().kafka_bootstrap == "127.0.0.1:19092"
 
@@ -61,7 +61,7 @@ def test_a_recorded_but_dead_cluster_is_reported_stopped_and_has_no_env(home) ->
     state = stack.StackState(clusters={"B": named.Named(999_999_999, 0).to_json()})
     stack._save(state)
     assert stack.status()["kafka:B"] == {
-        "pid": 999_999_999, "running": False, "endpoint": "127.0.0.1:39092"
+        "pid": 999_999_999, "running": False, "endpoint": "127.0.0.1:31092"
     }  # fmt: skip
     assert stack.env_lines("B") == [] and stack.cluster_bootstrap("B") is None
     stack.down_cluster("B", log=lambda _m: None)
