@@ -357,17 +357,21 @@ def _kill_test(pair: XPair, count: int, kills: int, timeout_s: float) -> dict[st
         "B": pymqi.Queue(pair.b, "R.BACK", C.MQOO_OUTPUT),
     }
 
-    def feed(n: int) -> None:
+    def feed(n: int, last: str = "B") -> None:
         """n more messages each way: fed in as many parts as there are kills, so that
         every kill falls in transfers (a restart under load takes seconds; all of them
-        at once would be moved before the first few kills)."""
-        for end, q in queues.items():
+        at once would be moved before the first few kills). Each end's part arrives at
+        once (one unit of work), the end `last` last: on a quiet machine an agent moves
+        a part while the other end is still being fed."""
+        for end in sorted(queues, key=lambda e: e == last):
+            q, qm = queues[end], (pair.a if end == "A" else pair.b)
             for _ in range(n):
                 i = len(sent[end])
                 body, prio = b"%s%05d" % (end.encode(), i), rng.randrange(10)
                 q.put(body, pymqi.MD(Persistence=C.MQPER_PERSISTENT, Priority=prio),
-                      pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT))  # fmt: skip
+                      pymqi.PMO(Options=C.MQPMO_SYNCPOINT))  # fmt: skip
                 sent[end].append((prio, body))
+            qm.commit()
 
     part = count // 2 // kills
     feed(count // 2 - part * (kills - 1))
@@ -387,14 +391,17 @@ def _kill_test(pair: XPair, count: int, kills: int, timeout_s: float) -> dict[st
             before = victim.status()
             mark = before.batches if before else 0
             if n:
-                feed(part)  # fed now that both run: the kill falls in its transfer
+                # Fed now that both run, the victim's end last: the kill falls in its transfer.
+                feed(part, last="A" if victim is sides[0] else "B")
             # Kill it while it transfers (a restart under load can take longer than any
             # fixed pause): half the time a moment after it committed a batch of the new
             # part, half the time as soon as a batch is seen in doubt (sent, its
             # confirmation awaited: the window between the two ends' commits).
             if rng.random() < 0.5:
-                wait_for(lambda v=victim, m=mark: _batches(v) > m or _idle(v), 60, "a batch")
-                time.sleep(rng.uniform(0.0, 0.15))
+                # At a 5 ms pace and soon after: on a quiet machine a part moves in a few
+                # hundred milliseconds, and a later kill finds the agent idle.
+                _poll(lambda v=victim, m=mark: _batches(v) > m or _idle(v), 60, "a batch")
+                time.sleep(rng.uniform(0.0, 0.01))
             else:
                 _poll(lambda v=victim: _in_doubt(v) or _idle(v), 60, "a batch in doubt")
                 time.sleep(rng.uniform(0.0, 0.02))
