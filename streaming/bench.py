@@ -85,8 +85,9 @@ class _Receiver(threading.Thread):
 
 
 class _JoinOnly(StatefulProcessor):
-    """The framework floor: same input, shuffle, state store and output shape as the job,
-    but no rules, no decoding and no state calls: each unit's values joined."""
+    """The framework floor: same input, shuffle, state store and output volume as the
+    job, but no rules, no decoding and no state calls: each bucket's records read into
+    numpy (streaming.packing.Chunk) and their values handed back as one row."""
 
     def init(self, handle) -> None:
         pass
@@ -94,17 +95,8 @@ class _JoinOnly(StatefulProcessor):
     def handleInputRows(self, key, rows, timerValues):
         import pandas as pd
 
-        by_unit: dict[bytes, list[bytes]] = {}
-        for pdf in rows:
-            for unit, _prio, _part, _off, _ts, value in packing.unpack(pdf):
-                by_unit.setdefault(unit, []).append(value)
-        yield pd.DataFrame(
-            {
-                "unit": list(by_unit),
-                "value": [b"".join(v) for v in by_unit.values()],
-                "n": [len(v) for v in by_unit.values()],
-            }
-        )
+        chunk = packing.Chunk.of_frames(rows)
+        yield pd.DataFrame({"unit": [b""], "value": [chunk.value], "n": [len(chunk)]})
 
     def close(self) -> None:
         pass
