@@ -33,7 +33,7 @@ from adapter import config
 from adapter.config import kafka_settings
 from adapter.logs import kafka_logger
 from streaming import packing, topics
-from streaming.job import JobConfig, ReassemblyJob
+from streaming.job import FS_CHECKPOINTS, JobConfig, ReassemblyJob
 from streaming.progress import percentile
 
 C = pymqi.CMQC
@@ -126,12 +126,21 @@ def _framework_floor(spark, cfg: JobConfig, segments: int) -> int:
         table = df.toArrow()
         done.append((time.monotonic(), sum(table.column("n").to_pylist())))
 
-    query = (
-        out.writeStream.foreachBatch(collect)
-        .option("checkpointLocation", f"{cfg.checkpoint}-floor")
-        .trigger(processingTime=f"{cfg.trigger_ms} milliseconds")
-        .start()
-    )
+    key = "spark.sql.streaming.checkpointFileManagerClass"  # as the job sets it
+    previous = spark.conf.get(key, None)
+    spark.conf.set(key, FS_CHECKPOINTS)
+    try:
+        query = (
+            out.writeStream.foreachBatch(collect)
+            .option("checkpointLocation", f"{cfg.checkpoint}-floor")
+            .trigger(processingTime=f"{cfg.trigger_ms} milliseconds")
+            .start()
+        )
+    finally:
+        if previous is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, previous)
     try:
         deadline = time.monotonic() + 1800
         while sum(n for _, n in done) < segments and time.monotonic() < deadline:
