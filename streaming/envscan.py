@@ -17,7 +17,7 @@ by patching the first segment's bytes (`join`): the same bytes `codec.encode` gi
 Every other record (native, corrupt, older schema, unusual values) is False and goes
 to the processor's record-by-record path, which decides exactly as before.
 
-Pure: numpy only.
+Pure: no I/O.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ duplicates, gaps, expired pieces, records `envscan` did not vouch for, units the
 state holds pieces of) is left to the processor's record-by-record path, which
 decides as before. tests/unit/test_fastunits.py checks the two against each other.
 
-Pure: numpy only.
+No I/O: numpy, the rules core and the shim's record-key rule.
 """
 
 from __future__ import annotations
