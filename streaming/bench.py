@@ -96,7 +96,12 @@ class _JoinOnly(StatefulProcessor):
         import pandas as pd
 
         chunk = packing.Chunk.of_frames(rows)
-        yield pd.DataFrame({"unit": [b""], "value": [chunk.value], "n": [len(chunk)]})
+        # The bytes back in rows of 10 KiB, the size of the job's logical messages (one
+        # row of megabytes also made Spark overflow its stack formatting it at stop).
+        data = chunk.value
+        values = [data[i : i + 10240] for i in range(0, len(data), 10240)] or [b""]
+        counts = [len(chunk)] + [0] * (len(values) - 1)
+        yield pd.DataFrame({"unit": [b""] * len(values), "value": values, "n": counts})
 
     def close(self) -> None:
         pass
