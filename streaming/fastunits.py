@@ -16,7 +16,7 @@ with MsgFlags and Payload replaced (`message_bytes`), the same bytes
 `codec.encode(advance(...).messages[0].env)` gives. Everything else (groups,
 duplicates, gaps, expired pieces, records `envscan` did not vouch for, units the
 state holds pieces of) is left to the processor's record-by-record path, which
-decides as before. tests/unit/test_fastunits.py checks the two against each other.
+decides as before. tests/spark/test_fastunits.py checks the two against each other.
 
 No I/O: numpy, the rules core and the shim's record-key rule.
 """
