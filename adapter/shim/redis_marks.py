@@ -1,9 +1,18 @@
 """Definition marks and the run state are read on every MQPUT and MQGET, so they are
-cached in the process and kept current by Redis itself: `_DefinitionMarks` reads them on
+cached in the process and kept current by Redis itself: `DefinitionMarks` reads them on
 its own RESP3 connection with CLIENT TRACKING on, and Redis pushes an invalidation on that
 connection whenever a mark it read changes (or the database is flushed). A check is then a
-poll of that socket (~0.5 µs), not a round trip. (redis-py's own client-side cache needs Redis 7.4;
+poll of that socket, not a round trip. (redis-py's own client-side cache needs Redis 7.4;
 CLIENT TRACKING itself is Redis 6.)
+
+One poll per MQI call, not one per mark read: a poll is a system call, measured at
+10-15 µs of CPU on these machines (an async MQPUT read three marks: 89 µs a call with a
+poll each, 52 µs with none, docs/benchmarks.md), and it lets another thread take the
+interpreter lock. Every MQI call starts with the run-state check (runstate.py), which
+reads its mark with `current` (always polls); the other marks the same thread reads
+within CALL_S of that poll come from the cache as it stood then. So a call sees every
+ALTER, DELETE or endmqm that completed before the call started, as before, and reads
+marks as of its start.
 """
 
 from __future__ import annotations
@@ -11,10 +20,17 @@ from __future__ import annotations
 import logging
 import select
 import threading
+from time import perf_counter
 
 import redis
 
 log = logging.getLogger("mqk.shim.redis_marks")
+
+# How long after a thread's poll its reads trust the cache: longer than any call's reads
+# after its start (microseconds apart), short enough that a thread outside MQI calls
+# (which never polls through `current`) is never behind by more than this.
+CALL_S = 0.002
+_UNREAD = object()
 
 
 class DefinitionMarks:
@@ -35,6 +51,7 @@ class DefinitionMarks:
         self._cache: dict[str, bytes | None] = {}
         # The application's threads and the pump may ask at once; one socket.
         self._lock = threading.Lock()
+        self._polled = threading.local()  # .at: perf_counter() of this thread's last poll
 
     def _invalidated(self, message) -> None:
         keys = message[1] if len(message) > 1 else None
@@ -66,13 +83,28 @@ class DefinitionMarks:
         while conn.can_read(timeout=0):
             conn.read_response(push_request=True)
 
+    def current(self, key: str) -> bytes | None:
+        """The mark now: every push that arrived is applied first (the start of a call)."""
+        return self._read(key, perf_counter())
+
     def get(self, key: str) -> bytes | None:
+        """The mark as of this thread's last poll if that was within CALL_S (in the same
+        call), else as `current`."""
+        now = perf_counter()
+        if now - getattr(self._polled, "at", -1.0) < CALL_S:
+            value = self._cache.get(key, _UNREAD)  # one dict read: atomic under the GIL
+            if value is not _UNREAD:
+                return value
+        return self._read(key, now)
+
+    def _read(self, key: str, now: float) -> bytes | None:
         with self._lock:
             for attempt in (1, 2):
                 try:
                     conn = self._connection()
                     if self._poller.poll(0):  # pushes arrived (or the server hung up)
                         self._drain(conn)
+                    self._polled.at = now
                     if key in self._cache:
                         return self._cache[key]
                     conn.send_command("GET", key)
@@ -113,6 +145,8 @@ class PlainMarks:
 
     def get(self, key: str) -> bytes | None:
         return self._client.get(key)
+
+    current = get
 
     def close(self) -> None:
         """Nothing of its own to close."""

@@ -19,6 +19,7 @@ import uuid
 import pytest
 
 import adapter.pymqi as pymqi
+from adapter.shim.redis_marks import CALL_S
 from adapter.shim.redis_store import RedisStore, purge_queue_manager
 from tests.integration.conftest import mqerror
 
@@ -193,6 +194,10 @@ def test_an_open_racing_a_delete_either_wins_or_is_refused(qmgr, qmgr_name) -> N
 def test_definition_marks_written_on_one_connection_are_read_on_another_at_once(
     mqk_servers,
 ) -> None:
+    """Every MQI call starts with the run-state check (run_state, which polls the
+    tracking socket), and reads the marks as of then: a mark written before a call
+    starts is the one it reads. Reads of the same thread within CALL_S of its last poll
+    are as of that poll; a later one polls again."""
     qmgr_name = f"MARKS.{uuid.uuid4().hex[:8]}"
     url = os.environ["MQK_REDIS_URL"]
     reader, writer = RedisStore(url, qmgr_name), RedisStore(url, qmgr_name)
@@ -201,8 +206,13 @@ def test_definition_marks_written_on_one_connection_are_read_on_another_at_once(
         stale = 0
         for i in range(1000):
             writer.queue("Q").set_definition(f"inc:{i}")
+            reader.run_state()  # the next call starts
             stale += seen.definition() != f"inc:{i}"
         assert stale == 0
+        assert seen.definition() == "inc:999"
+        writer.queue("Q").set_definition("inc:1000")
+        time.sleep(CALL_S)  # no call started, but the last poll is older than CALL_S
+        assert seen.definition() == "inc:1000"
         # The tracking connection is cut: its pushes are lost, so is its cache.
         conn = reader.marks._conn
         conn.send_command("CLIENT", "ID")
