@@ -315,8 +315,15 @@ class Getter:
                         held.item, [held.item], req, None, removed=True, env=held.env, in_uow=True
                     )
             if leased:
+                run = batch
+                if req.logical and not self.lease.holds(batch[0].key):
+                    # What this handle's next gets take, to lock in one claim; `batch`
+                    # (its first free candidate) stays what a plain claim takes.
+                    run = gr.logical_run(
+                        view, sel_cursor, req, batch[0], config.GET_LEASE_BATCH, self._selects
+                    )
                 got = self.lease.take(
-                    batch,
+                    run,
                     req,
                     max_length,
                     self._stats(),
