@@ -166,7 +166,7 @@ class GetLease:
         backout, until = held
         if self.clock.monotonic() > until:
             return None  # too near the lease's end to be sure no one else takes it
-        if self.state.epoch_mark() != self._epoch:
+        if self.state.epoch_mark(in_call=True) != self._epoch:
             self._held.clear()  # the state was lost, and the run's locks with it
             return None
         lease_ms = config.LEASE_MS if to_owner else 0

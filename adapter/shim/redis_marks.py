@@ -5,14 +5,14 @@ connection whenever a mark it read changes (or the database is flushed). A check
 poll of that socket, not a round trip. (redis-py's own client-side cache needs Redis 7.4;
 CLIENT TRACKING itself is Redis 6.)
 
-One poll per MQI call, not one per mark read: a poll is a system call, measured at
-10-15 µs of CPU on these machines (an async MQPUT read three marks: 89 µs a call with a
-poll each, 52 µs with none, docs/benchmarks.md), and it lets another thread take the
-interpreter lock. Every MQI call starts with the run-state check (runstate.py), which
-reads its mark with `current` (always polls); the other marks the same thread reads
-within CALL_S of that poll come from the cache as it stood then. So a call sees every
-ALTER, DELETE or endmqm that completed before the call started, as before, and reads
-marks as of its start.
+One poll per MQI call on the hot path, not one per mark read: each poll lets another
+thread take the interpreter lock (an async MQPUT read three marks: 89 us a call with a
+poll each, 52 us with none). Every MQI call starts with the run-state check
+(runstate.py), whose read polls; the marks the engine reads later in the same call
+(QueueHandle.current, the queue manager's attributes, a get lease's epoch) are read
+`in_call`: from the cache as it stood at that thread's poll, if that was within CALL_S.
+So a call sees every ALTER, DELETE or endmqm that completed before it started, and reads
+marks as of its start. Any other read polls first, as before.
 """
 
 from __future__ import annotations
@@ -83,15 +83,12 @@ class DefinitionMarks:
         while conn.can_read(timeout=0):
             conn.read_response(push_request=True)
 
-    def current(self, key: str) -> bytes | None:
-        """The mark now: every push that arrived is applied first (the start of a call)."""
-        return self._read(key, perf_counter())
-
-    def get(self, key: str) -> bytes | None:
-        """The mark as of this thread's last poll if that was within CALL_S (in the same
-        call), else as `current`."""
+    def get(self, key: str, *, in_call: bool = False) -> bytes | None:
+        """The mark now (every push that arrived applied first); `in_call`: a read later
+        in an MQI call, which may take it as of this thread's poll at the call's start
+        (within CALL_S)."""
         now = perf_counter()
-        if now - getattr(self._polled, "at", -1.0) < CALL_S:
+        if in_call and now - getattr(self._polled, "at", -1.0) < CALL_S:
             value = self._cache.get(key, _UNREAD)  # one dict read: atomic under the GIL
             if value is not _UNREAD:
                 return value
@@ -143,10 +140,8 @@ class PlainMarks:
     def __init__(self, client) -> None:
         self._client = client
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str, *, in_call: bool = False) -> bytes | None:
         return self._client.get(key)
-
-    current = get
 
     def close(self) -> None:
         """Nothing of its own to close."""

@@ -104,8 +104,8 @@ class RedisStore:
         return applied
 
     def run_state(self) -> str | None:
-        # Every MQI call starts here (runstate.py): the one poll of the marks' socket.
-        raw = self.marks.current(self._status)
+        # Every MQI call starts here (runstate.py): its poll of the marks' socket.
+        raw = self.marks.get(self._status)
         return None if raw is None else raw.decode()
 
     def set_run_state(self, state: str | None) -> None:

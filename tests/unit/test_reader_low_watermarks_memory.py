@@ -5,10 +5,10 @@ come back in (a backed-out or prefetched message is taken back at its old offset
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import itertools
 
 import adapter.pymqi as pymqi
 from adapter.shim.store import lane
