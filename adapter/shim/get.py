@@ -178,7 +178,7 @@ class Getter:
         deadline = None if wait_ms == C.MQWI_UNLIMITED else clock.monotonic() + wait_ms / 1000
         if stale:
             reader.catch_up()
-        else:
+        elif clock.monotonic() - reader.pumped_at > config.PUMP_GAP_S:
             reader.pump(0)
         fresh = stale
         held = self.svc.txn.held_gets()

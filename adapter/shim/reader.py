@@ -59,6 +59,7 @@ class QueueReader:
         # Next offset to read per lane: everything below it is in the view or consumed.
         self.position: dict[str, int] = {}
         self.caught_up_at = -1e9  # monotonic time of the last catch_up
+        self.pumped_at = -1e9  # monotonic time of the last take from the consumer
         self._parts = [(t, p) for t in self._topic_prio for p in range(qdef.partitions)]
         self.consumer = log_backend.reader()
         lows = state.lows()
@@ -87,6 +88,7 @@ class QueueReader:
     def pump(self, timeout: float = 0.0, max_records: int = 2000) -> int:
         """Move newly committed records into the view; returns how many arrived."""
         n = 0
+        self.pumped_at = self.clock.monotonic()
         # consume(n, timeout) waits out its whole timeout unless n records arrive, so
         # wait in poll() for the first record and then take what is already there.
         first = self.consumer.poll(timeout) if timeout > 0 else None
