@@ -42,25 +42,26 @@ def explain(rows: list[Row]) -> list[str]:
 
 def floor_parts(r: Row, cost: dict[str, float]) -> list[tuple[str, float]] | None:
     """The per-message work no implementation of this pair can skip while applications
-    call pymqi's shape and the guarantees hold, each measured in this run: the face's
-    own call (over an engine that does nothing), the envelope that carries every MQMD
-    field, the record's own produce or consume (the raw side's cost per record), and for
-    a destructive get outside read-ahead the consumption marker written to Redis before
-    MQGET returns (the crash guarantee). None: no floor is worked out for this pair."""
-    face_put, face_get = cost.get(costs.FACE_PUT), cost.get(costs.FACE_GET)
+    call pymqi's shape and the guarantees hold, each measured in this run: building the
+    MQMD and options structures (the application's part of every call), the envelope
+    that carries every MQMD field, the record's own produce or consume (the raw side's
+    cost per record), and for a destructive get outside read-ahead the consumption
+    marker written to Redis before MQGET returns (the crash guarantee). None: no floor
+    is worked out for this pair."""
+    shape = cost.get(costs.SHAPE)
     enc, dec, marker = cost.get(costs.ENCODE), cost.get(costs.DECODE), cost.get(costs.MARKER)
     if r.value is None or r.raw is None or r.unit != "msg/s":
         return None
     raw = _us(r.raw)
     if r.section == "1 put" and "1 KiB" in r.pair and "async" in r.pair:
-        parts = [("the face", face_put), ("envelope encode", enc), ("produce()", raw)]
+        parts = [("MD + PMO", shape), ("envelope encode", enc), ("produce()", raw)]
     elif r.section == "2 get" and "1 KiB" in r.pair:
-        parts = [("the face", face_get), ("envelope decode", dec), ("consume", raw)]
+        parts = [("MD + GMO", shape), ("envelope decode", dec), ("consume", raw)]
         if "read-ahead" not in r.pair:
             parts.append(("marker write", marker))
     elif r.section == "4 uow" and "100 messages" in r.pair:
         parts = [
-            ("the face's get and put", (face_get or 0) + (face_put or 0) or None),
+            ("two MQMDs and options", 2 * shape if shape is not None else None),
             ("decode + encode", (dec or 0) + (enc or 0) or None),
             ("the raw loop's own work", raw),
         ]
@@ -74,8 +75,8 @@ def floor_parts(r: Row, cost: dict[str, float]) -> list[tuple[str, float]] | Non
 
 
 def _floor(r: Row, cost: dict[str, float]) -> str:
-    """The best ratio the pair could reach with an engine costing nothing beyond its
-    floor (floor_parts), against its target."""
+    """The best ratio the pair could reach with nothing beyond its floor (floor_parts)
+    against its target, and what the face as built costs of a call."""
     parts = floor_parts(r, cost)
     if parts is None or r.target is None or r.target.on != "ratio":
         return ""
@@ -85,11 +86,18 @@ def _floor(r: Row, cost: dict[str, float]) -> str:
     verdict = (
         "below the target: the target cannot be met in this call shape"
         if best < r.target.bound
-        else "above the target: the rest is the engine's own work, left to remove"
+        else "above the target: the rest is this library's own work, left to remove"
+    )
+    face = cost.get(costs.FACE_GET if r.section == "2 get" else costs.FACE_PUT)
+    face_text = (
+        f" The pymqi face as built (its checks, the request, the MQMD written back, over "
+        f"an engine that does nothing) costs {face:,.1f} us of a call."
+        if face is not None and r.section != "4 uow"
+        else ""
     )
     return (
         f"Floor: {spelled} = {total:,.1f} us per message, so at best a ratio of "
-        f"{best:.2f}, {verdict}."
+        f"{best:.2f}, {verdict}.{face_text}"
     )
 
 
