@@ -200,6 +200,10 @@ ADVANCE_EVERY = 512
 # A get trusts a view this fresh; older, it first reads what was committed meanwhile
 # (so a higher-priority message put just before the get is not overtaken).
 STALE_VIEW_S = 0.1
+# A get in a burst takes what the reader's consumer has fetched at most this often (each
+# take releases the interpreter lock: ~10 us a get when another thread wants it); well
+# inside STALE_VIEW_S, the bound a get keeps anyway.
+PUMP_GAP_S = 0.001
 # Non-persistent messages one read-ahead claim takes for a handle's buffer.
 READ_AHEAD_BATCH = 256
 # A browse lock (MQGMO_LOCK) lasts this long without renewal.

@@ -104,6 +104,7 @@ class RedisStore:
         return applied
 
     def run_state(self) -> str | None:
+        # Every MQI call starts here (runstate.py): its poll of the marks' socket.
         raw = self.marks.get(self._status)
         return None if raw is None else raw.decode()
 

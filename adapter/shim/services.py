@@ -127,7 +127,8 @@ class Services:
     def qmgr_def(self) -> QMgrDef:
         """The queue manager's attributes (MAXHANDS, MAXUMSGS, MAXMSGL), at no round
         trip while unchanged (Catalog.qmgr_def)."""
-        return self.catalog.qmgr_def()
+        # The engine asks inside MQI calls, after their run-state check: as of its poll.
+        return self.catalog.qmgr_def(in_call=True)
 
     def open_handles(self) -> int:
         """This connection's open handles, for MAXHANDS (a handle whose queue was
