@@ -4,8 +4,10 @@ It builds the backends (Kafka and Redis by default, or the ones given: the in-me
 backends of the fast tests), the pump, the unit of work, the catalog, and opens queue
 handles on them. Servers that cannot be reached at MQCONN give MQRC_HOST_NOT_AVAILABLE
 (2538), as an MQ client that cannot reach the host in its connection name
-(https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q045380_.html); a connection that
-breaks afterwards gives MQRC_CONNECTION_BROKEN (2009). Never a hang.
+(https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q045380_.html); refused credentials
+give MQRC_NOT_AUTHORIZED (2035) and a failed TLS handshake MQRC_SSL_INITIALIZATION_ERROR
+(2393) (shim/authority.py); a connection that breaks afterwards gives
+MQRC_CONNECTION_BROKEN (2009). Never a hang.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from adapter.core.resolution import (
 from adapter.core.selector import compile_selector
 from adapter.redact import redact
 from adapter.shim import qstats
-from adapter.shim.authority import QueueAuthority, not_authorized
+from adapter.shim.authority import QueueAuthority, not_authorized, tls_failed
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import SYSTEM, Clock
 from adapter.shim.context import DEFAULT_CONTEXT
@@ -122,6 +124,10 @@ class Connection:
                 log.warning("MQCONN %s: the servers refused the credentials: %s", qmgr,
                             redact(str(exc)))  # fmt: skip
                 raise fail(C.MQRC_NOT_AUTHORIZED) from exc
+            if tls_failed(exc):  # certificates refused in the handshake: 2393
+                log.warning("MQCONN %s: the TLS handshake with the servers failed: %s", qmgr,
+                            redact(str(exc)))  # fmt: skip
+                raise fail(C.MQRC_SSL_INITIALIZATION_ERROR) from exc
             log.warning("MQCONN %s: the servers cannot be reached: %s", qmgr, redact(str(exc)))
             raise fail(C.MQRC_HOST_NOT_AVAILABLE) from exc
         self._closed = False
