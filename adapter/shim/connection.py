@@ -421,6 +421,9 @@ class Connection:
         return self.pubsub.topics.lookup(name)
 
     def delete_queue(self, name: str, purge: bool = False) -> None:
+        # This connection's acks and puts to the queue land before its topics go (else
+        # the producer retries them until message.timeout.ms: shim/dynamic.py).
+        self.barrier()
         self.catalog.delete(name, purge=purge)
 
     def qmgr_def(self) -> QMgrDef:
