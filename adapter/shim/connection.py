@@ -113,7 +113,13 @@ class Connection:
         self.conn_id = uuid.uuid4().hex[:12]
         self.clock = clock or SYSTEM
         eps = config.endpoints(kafka_bootstrap, redis_url)
-        self.log = log_backend or KafkaLog(eps.kafka_bootstrap, self.conn_id, credentials)
+        try:
+            self.log = log_backend or KafkaLog(eps.kafka_bootstrap, self.conn_id, credentials)
+        except KafkaException as exc:
+            if not not_authorized(exc):
+                raise
+            log.warning("MQCONN %s: the credentials are refused: %s", qmgr, redact(str(exc)))
+            raise fail(C.MQRC_NOT_AUTHORIZED) from exc
         self.store = store or RedisStore(eps.redis_url, qmgr, self.clock.now_ms)
         try:
             self.store.ping()

@@ -96,6 +96,15 @@ class KafkaLog:
         )
         protocol = str(self.conf.get("security.protocol", "plaintext")).lower()
         if credentials is not None and protocol.startswith("sasl"):
+            if not all(credentials):
+                # A user id without its password (or the reverse) is no valid pair: MQ's
+                # answer is 2035 (CONNAUTH checks "that if a user ID and password are
+                # provided by an application, they are a valid pair",
+                # https://ibm.com/docs/SSFKSJ_9.3.0/secure/q113250_.html), where
+                # librdkafka would refuse to build the client at all (_INVALID_ARG).
+                raise KafkaException(
+                    KafkaError(KafkaError._AUTHENTICATION, "MQCSP: no password for the user id")
+                )
             self.conf["sasl.username"], self.conf["sasl.password"] = credentials
         # Credentials the cluster refused, or a TLS handshake refused on certificates
         # (librdkafka reports them to error_cb only, served by poll(); a metadata call

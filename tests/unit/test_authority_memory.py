@@ -203,6 +203,24 @@ def test_refused_credentials_at_mqconn_are_2035(world, qmgr_name: str) -> None:
         assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED)
 
 
+def test_mqcsp_user_id_without_a_password_on_a_sasl_cluster_is_2035(
+    world, qmgr_name: str, monkeypatch
+) -> None:
+    """MQCONNX's MQCSP user id with an empty password is no valid pair: 2035 at once,
+    before any client is built (librdkafka refuses a SASL client without a password)."""
+    monkeypatch.setenv("MQK_KAFKA_SECURITY_PROTOCOL", "SASL_SSL")
+    monkeypatch.setenv("MQK_KAFKA_SASL_MECHANISM", "SCRAM-SHA-512")
+    store = MemoryStore(qmgr_name, world.clock.now_ms, world.server)
+    for credentials in (
+        {"user": "app", "password": ""},
+        {"csp": pymqi.CSP(CSPUserId="app", CSPPassword="")},
+    ):
+        qm = pymqi.QueueManager(None, kafka_bootstrap="127.0.0.1:1", store=store)
+        with pytest.raises(pymqi.MQMIError) as exc:
+            qm.connect_with_options(qmgr_name, **credentials)
+        assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED)
+
+
 def test_redis_noperm_mid_call_is_2035(world, qmgr, monkeypatch) -> None:
     qmgr.define_queue("Q.NOPERM")
     q = pymqi.Queue(qmgr, "Q.NOPERM", OUT)
