@@ -98,6 +98,14 @@ SECRET_KAFKA_KEYS = frozenset(
 )
 
 
+# A test harness's own administrator on secured servers (adapter/testing/servers.py):
+# a librdkafka properties file and a file holding a Redis URL, for what the tests need
+# and the application's user is refused on purpose (FLUSHALL to simulate losing Redis).
+# Files, so the secrets are never in an environment listing or a command line.
+TEST_ADMIN_KAFKA_CONFIG_ENV = "MQK_TEST_ADMIN_KAFKA_CONFIG"
+TEST_ADMIN_REDIS_URL_FILE_ENV = "MQK_TEST_ADMIN_REDIS_URL_FILE"
+
+
 def read_properties(path: str | Path) -> dict[str, str]:
     """A Java-style properties file's `key=value` (or `key: value`) lines; blank lines
     and `#` / `!` comments skipped. A line without a separator is an error (naming the

@@ -66,7 +66,7 @@ class Services:
         self.handles: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
         # Get leases holding a run (shim/getlease.py): the pump's tick gives idle ones back.
         self.leasing: set[Any] = set()
-        self.dynamic = DynamicQueues(catalog, store, clock, conn_id)
+        self.dynamic = DynamicQueues(catalog, store, clock, conn_id, settle=pump.barrier)
         # Temporary dynamic queues this connection created and has not yet deleted, by
         # creating handle id: MQDISC deletes them.
         self.temporary: dict[str, QueueDef] = {}
