@@ -88,7 +88,7 @@ def test_puts_get_2056_before_the_disk_fills_and_go_on_once_space_returns(
     usable = disk.usable["/data"]
     assert 18 * MIB < usable < 20 * MIB  # stopped within one check of the reserve
     assert [d.path for d in guard.dirs] == ["/data"]
-    assert caplog.text.count("under the reserve of 20 MiB") == 1
+    assert caplog.text.count("less than the reserve of 20 MiB") == 1
 
     # Gets (and their ack records) go on; a consumed record keeps its bytes on a Kafka log.
     got = []
@@ -277,6 +277,49 @@ def test_mqk_disk_check_s_0_turns_it_off(world, qmgr_name, monkeypatch) -> None:
     pymqi.Queue(qm, "Q", C.MQOO_OUTPUT).put(b"x")
     guard.tick()
     assert (guard.off, disk.asked) == ("MQK_DISK_CHECK_S is 0", 0)
+
+
+def test_a_directory_filling_fast_is_low_before_it_reaches_the_reserve(world, qmgr_name):
+    world.cluster.disk = disk = MemoryDisk({"/data": 100 * MIB}, {"/data": 80 * MIB})
+    qm, guard = _connect(world, qmgr_name, reserve_mib=15)
+    qm.define_queue("Q")
+    q = pymqi.Queue(qm, "Q", C.MQOO_OUTPUT)
+    _until(lambda: disk.asked == 1)
+    first = guard.dirs[0].usable_bytes
+    interval = guard.interval_s
+    # 30 MiB in one interval (written by anyone: another process, another producer).
+    disk.usable["/data"] = first - 30 * MIB
+    world.clock.advance(interval)
+    _until(lambda: disk.asked == 2)
+    # About 50 MiB usable, 30 more expected by the next check: 20 left, the reserve 15.
+    assert guard.filling[(1, "/data")] == pytest.approx(30 * MIB)
+    assert not guard.blocked
+    disk.usable["/data"] = first - 40 * MIB  # 10 MiB more: 40 - 30 < 15
+    world.clock.advance(interval)
+    _until(lambda: disk.asked == 3)
+    assert guard.blocked
+    assert guard.dirs[0].usable_bytes > 35 * MIB  # far above the reserve still
+    assert _reason(lambda: q.put(b"x")) == C.MQRC_Q_SPACE_NOT_AVAILABLE
+    # Refused puts write nothing: the fastest rate seen still counts (halving each
+    # minute), so the next check does not let the same burst in again.
+    world.clock.advance(interval)
+    _until(lambda: disk.asked == 4)
+    assert guard.blocked
+    # Space comes back (a queue deleted elsewhere): puts go on.
+    disk.usable["/data"] = 95 * MIB
+    world.clock.advance(interval)
+    _until(lambda: disk.asked == 5)
+    assert not guard.blocked
+    q.put(b"x")
+    q.close()
+
+
+def test_fill_rate_is_the_fastest_seen_halving_each_minute() -> None:
+    rate = diskguard.FillRate(0.0, 1000 * MIB)
+    assert rate.update(2.0, 980 * MIB) == 10 * MIB
+    assert rate.update(4.0, 979 * MIB) == pytest.approx(10 * MIB * 0.5 ** (2 / 60))
+    assert rate.update(4.0, 0) == pytest.approx(10 * MIB * 0.5 ** (2 / 60))  # no time: no news
+    assert rate.update(64.0, 2000 * MIB) == pytest.approx(10 * MIB * 0.5 ** (62 / 60))
 
 
 def test_a_silent_broker_keeps_its_last_picture_for_a_while(world, qmgr_name) -> None:
