@@ -105,20 +105,40 @@ def is_low(d: LogDir, reserve: Reserve, filling: float = 0.0) -> bool:
     return d.usable_bytes - filling < reserve.of(d.total_bytes)
 
 
+Place = tuple[int, str]  # (broker, log directory)
+
+
 def blocked_topics(
     dirs: Iterable[LogDir],
     reserve: Reserve,
-    filling: Mapping[tuple[int, str], float] | None = None,
+    filling: Mapping[Place, float] | None = None,
+    placed: Mapping[str, frozenset[Place]] | None = None,
+    watched: Iterable[str] = (),
 ) -> frozenset[str]:
-    """The topics with a replica in a low directory (`filling`: bytes expected before
-    the next check, by (broker, path))."""
+    """The topics puts must stay out of: those with a replica in a low directory
+    (`filling`: bytes expected before the next check, by directory). `placed`: where
+    each topic was last seen, for topics the answer does not show (deleted and being
+    defined again, or their broker's answer late); a `watched` topic never seen yet is
+    refused only when every directory is low (it can be nowhere else)."""
+    dirs = list(dirs)
     expected = filling or {}
-    return frozenset(
-        t
+    low = {
+        (d.broker, d.path)
         for d in dirs
         if is_low(d, reserve, expected.get((d.broker, d.path), 0.0))
-        for t, _p in d.partitions
-    )
+    }
+    if not low:
+        return frozenset()
+    where: dict[str, set[Place]] = {}
+    for d in dirs:
+        for t, _p in d.partitions:
+            where.setdefault(t, set()).add((d.broker, d.path))
+    blocked = {t for t, at in where.items() if at & low}
+    blocked.update(t for t, at in (placed or {}).items() if t not in where and at & low)
+    judged = {(d.broker, d.path) for d in dirs if not d.error and d.total_bytes >= 0}
+    if judged and judged <= low:
+        blocked.update(t for t in watched if t not in where and t not in (placed or {}))
+    return frozenset(blocked)
 
 
 class FillRate:
@@ -174,6 +194,9 @@ class DiskGuard:
         self._answers: dict[int, tuple[float, list[LogDir]]] = {}  # broker -> (when, dirs)
         self._low: set[tuple[int, str]] = set()
         self._rates: dict[tuple[int, str], FillRate] = {}
+        # Where each watched topic's replicas were last seen: a topic missing from an
+        # answer (its queue deleted and being defined again) keeps its directory.
+        self._placed: dict[str, frozenset[Place]] = {}
         self.filling: dict[tuple[int, str], float] = {}  # bytes expected by the next check
         self._failing = False
         self._refreshing = threading.Lock()  # the pump's tick and a caller's refresh
@@ -258,7 +281,14 @@ class DiskGuard:
         self.dirs = [d for _at, dirs in self._answers.values() for d in dirs]
         self.checked_at = now
         self._report(self.dirs)
-        self.blocked = blocked_topics(self.dirs, self.reserve, self.filling)
+        with self._lock:
+            watched = list(self._watched)
+        self.blocked = blocked_topics(self.dirs, self.reserve, self.filling, self._placed, watched)
+        seen: dict[str, set[Place]] = {}
+        for d in self.dirs:
+            for t, _p in d.partitions:
+                seen.setdefault(t, set()).add((d.broker, d.path))
+        self._placed.update((t, frozenset(at)) for t, at in seen.items())
 
     def _report(self, dirs: list[LogDir]) -> None:
         """One line when a directory becomes low, one when it has room again."""

@@ -228,6 +228,8 @@ class MemoryDisk:
         self.refused: str | None = None
         self.silent = False
         self.asked = 0  # DescribeLogDirs requests answered (or refused)
+        self.delete_later = False
+        self.pending: list[tuple[str, int]] = []
 
     def where(self, topic: str) -> str:
         return self.placement.get(topic) or next(iter(self.sizes))
@@ -238,9 +240,19 @@ class MemoryDisk:
         self.used_by[topic] = self.used_by.get(topic, 0) + n
 
     def give_back(self, topic: str) -> None:
+        """A deleted topic's bytes, back at once, or (`delete_later`, as a broker's
+        `file.delete.delay.ms`) at `delete_files()`."""
         path = self.where(topic)
         n = self.used_by.pop(topic, 0)
+        if self.delete_later:
+            self.pending.append((path, n))
+            return
         self.usable[path] = min(self.sizes[path], self.usable[path] + n)
+
+    def delete_files(self) -> None:
+        for path, n in self.pending:
+            self.usable[path] = min(self.sizes[path], self.usable[path] + n)
+        self.pending.clear()
 
 
 class MemoryCluster:

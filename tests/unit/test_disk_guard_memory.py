@@ -41,6 +41,21 @@ def test_a_directory_is_low_exactly_when_its_usable_bytes_are_under_the_reserve(
     assert not is_low(LogDir(1, "/d", -1, -1), r)
 
 
+def test_where_a_topic_was_last_seen_counts_until_it_is_seen_again() -> None:
+    r = Reserve(100, 0)
+    low = LogDir(1, "/low", 1000, 50, 0, frozenset({("a", 0)}))
+    roomy = LogDir(2, "/roomy", 1000, 900, 0, frozenset({("b", 0)}))
+    # "c" was on the low directory and is missing from this answer (deleted, defined
+    # again): still refused. "d" was last seen on the roomy one: not.
+    placed = {"c": frozenset({(1, "/low")}), "d": frozenset({(2, "/roomy")})}
+    got = blocked_topics([low, roomy], r, None, placed, ["a", "b", "c", "d", "new"])
+    assert got == {"a", "c"}
+    # A topic never seen yet is refused only when it can be nowhere but a low directory.
+    assert blocked_topics([low], r, None, {}, ["new"]) == {"a", "new"}
+    assert blocked_topics([low, roomy], r, None, {}, ["new"]) == frozenset()
+    assert blocked_topics([roomy], r, None, placed, ["c", "new"]) == frozenset()
+
+
 def _connect(world, name: str, reserve_mib: int = 20):
     qm = world.connect(name)
     guard: DiskGuard = qm._conn.services.disk
@@ -110,6 +125,35 @@ def test_puts_get_2056_before_the_disk_fills_and_go_on_once_space_returns(
     q.put(b"again", pymqi.MD(), PUT)
     assert q.get(None, pymqi.MD()) == b"again"
     assert caplog.text.count("has room again") == 1
+    q.close()
+
+
+def test_a_queue_deleted_and_defined_again_waits_for_its_files_to_go(world, qmgr_name):
+    world.cluster.disk = disk = MemoryDisk({"/data": 100 * MIB}, {"/data": 40 * MIB})
+    disk.delete_later = True  # the broker's file.delete.delay.ms
+    qm, guard = _connect(world, qmgr_name)
+    qm.define_queue("Q")
+    q = pymqi.Queue(qm, "Q", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    for _ in range(250):
+        q.put(BODY)
+    guard.refresh()
+    assert _reason(lambda: q.put(BODY)) == C.MQRC_Q_SPACE_NOT_AVAILABLE
+    while True:
+        try:
+            q.get(None)
+        except pymqi.MQMIError:
+            break
+    q.close()
+    qm.delete_queue("Q")
+    guard.refresh()  # the topics are gone from the answer, their files not yet
+    qm.define_queue("Q")
+    q = pymqi.Queue(qm, "Q", C.MQOO_OUTPUT)
+    assert _reason(lambda: q.put(BODY)) == C.MQRC_Q_SPACE_NOT_AVAILABLE
+    guard.refresh()
+    assert _reason(lambda: q.put(BODY)) == C.MQRC_Q_SPACE_NOT_AVAILABLE
+    disk.delete_files()
+    guard.refresh()
+    q.put(BODY)
     q.close()
 
 
