@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -116,6 +117,7 @@ class Pump:
         # PUMP_INTERVAL_S (a get-process-put loop ran 20% faster with the pump at 50 ms).
         self._wake = threading.Event()
         self._resting = False
+        self._rest_until = 0.0  # monotonic time the resting pump means to tick again
         self._thread = threading.Thread(target=self._loop, name="mqk-pump", daemon=True)
 
     def start(self) -> None:
@@ -138,15 +140,18 @@ class Pump:
             or self._acks
         )
 
-    def wake(self) -> None:
+    def wake(self, within: float = config.PUMP_INTERVAL_S) -> None:
         """New work (the pump's own, or a duty of the connection's tick such as a held
-        get lease): a resting pump starts at once. A plain read on the hot path."""
-        if self._resting:
+        get lease) that wants a tick within `within` seconds: a pump resting longer is
+        woken (it still ticks no sooner than PUMP_INTERVAL_S after its last tick, so
+        work keeps batching as before). Plain reads on the hot path."""
+        if self._resting and self._rest_until > time.monotonic() + within:
             self._wake.set()
 
     def _loop(self) -> None:
         while not self._closed.is_set():
             try:
+                started = time.monotonic()
                 self._wake.clear()
                 # Never block inside poll() (a flush waits for it), and never while a
                 # flush runs (it would take the flush's delivery report).
@@ -160,9 +165,17 @@ class Pump:
                 rest = min(self._on_tick(), config.PUMP_IDLE_S)
                 # Resting is announced before the last look, so work added after that
                 # look finds it set and wakes the pump (wake).
+                self._rest_until = time.monotonic() + rest
                 self._resting = True
                 interval = config.PUMP_INTERVAL_S if self._pending() else rest
-                self._wake.wait(interval)
+                if interval < rest:
+                    self._rest_until = time.monotonic() + interval
+                if self._wake.wait(interval):
+                    # Woken early: still no sooner than PUMP_INTERVAL_S after the last
+                    # tick, so work that trickles in batches as it did.
+                    early = started + config.PUMP_INTERVAL_S - time.monotonic()
+                    if early > 0:
+                        self._closed.wait(early)
                 self._resting = False
             except Exception:  # the work is kept and retried on the next tick
                 self.loop_failures += 1
