@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -117,7 +116,6 @@ class Pump:
         # PUMP_INTERVAL_S (a get-process-put loop ran 20% faster with the pump at 50 ms).
         self._wake = threading.Event()
         self._resting = False
-        self._rest_until = 0.0  # monotonic time the resting pump means to tick again
         self._thread = threading.Thread(target=self._loop, name="mqk-pump", daemon=True)
 
     def start(self) -> None:
@@ -140,18 +138,15 @@ class Pump:
             or self._acks
         )
 
-    def wake(self, within: float = config.PUMP_INTERVAL_S) -> None:
+    def wake(self) -> None:
         """New work (the pump's own, or a duty of the connection's tick such as a held
-        get lease) that wants a tick within `within` seconds: a pump resting longer is
-        woken (it still ticks no sooner than PUMP_INTERVAL_S after its last tick, so
-        work keeps batching as before). Plain reads on the hot path."""
-        if self._resting and self._rest_until > time.monotonic() + within:
+        get lease): a resting pump starts at once. A plain read on the hot path."""
+        if self._resting:
             self._wake.set()
 
     def _loop(self) -> None:
         while not self._closed.is_set():
             try:
-                started = time.monotonic()
                 self._wake.clear()
                 # Never block inside poll() (a flush waits for it), and never while a
                 # flush runs (it would take the flush's delivery report).
@@ -165,17 +160,9 @@ class Pump:
                 rest = min(self._on_tick(), config.PUMP_IDLE_S)
                 # Resting is announced before the last look, so work added after that
                 # look finds it set and wakes the pump (wake).
-                self._rest_until = time.monotonic() + rest
                 self._resting = True
                 interval = config.PUMP_INTERVAL_S if self._pending() else rest
-                if interval < rest:
-                    self._rest_until = time.monotonic() + interval
-                if self._wake.wait(interval):
-                    # Woken early: still no sooner than PUMP_INTERVAL_S after the last
-                    # tick, so work that trickles in batches as it did.
-                    early = started + config.PUMP_INTERVAL_S - time.monotonic()
-                    if early > 0:
-                        self._closed.wait(early)
+                self._wake.wait(interval)
                 self._resting = False
             except Exception:  # the work is kept and retried on the next tick
                 self.loop_failures += 1

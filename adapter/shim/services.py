@@ -12,7 +12,6 @@ import uuid
 import weakref
 from typing import Any
 
-from adapter import config
 from adapter.core import cmqc as C
 from adapter.core.errors import fail
 from adapter.core.qstats import effective_monitoring
@@ -122,7 +121,7 @@ class Services:
         """A get lease now holds a run: the pump's tick watches it for idleness (and a
         resting pump wakes to do so: its tick says when the run would go idle)."""
         self.leasing.add(lease)
-        self.pump.wake(within=config.GET_LEASE_IDLE_MS / 1000)
+        self.pump.wake()
 
     def monitored(self, qdef: QueueDef) -> bool:
         """Whether queue monitoring is on for the queue (its MONQ, or with MONQ(QMGR)
