@@ -160,9 +160,6 @@ LEASE_MS = int(os.environ.get("MQK_UOW_LEASE_MS", "30000"))
 TXN_TIMEOUT_MS = int(os.environ.get("MQK_TXN_TIMEOUT_MS", "20000"))
 # The pump's period: delivery reports of async puts, depth counts and acks batch up to it.
 PUMP_INTERVAL_S = 0.005
-# ...while it has work of its own; with none, it rests up to this long (new work wakes
-# it at once; the connection's tick may ask for less, e.g. a get lease's idle check).
-PUMP_IDLE_S = 0.05
 # An open handle's registration (IPPROCS/OPPROCS, exclusive input) outlives a dead
 # process this long; live connections renew theirs every third of it.
 OPEN_LEASE_MS = int(os.environ.get("MQK_OPEN_LEASE_MS", "120000"))

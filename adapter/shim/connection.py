@@ -221,10 +221,8 @@ class Connection:
         except BACKEND_ERRORS:
             log.warning("sweeping dead non-durable subscriptions failed", exc_info=True)
 
-    def _tick(self) -> float:
-        """The pump's tick: the connection's periodic duties. Returns the longest the
-        pump may rest before the next one (it rests only when it has no work itself)."""
-        if self.txn.renewal_due() and self.run.current() is not RunState.ENDING_IMMEDIATELY:
+    def _tick(self) -> None:
+        if self.run.current() is not RunState.ENDING_IMMEDIATELY:
             # Ending immediately: its locks are no longer kept (the unit of work is
             # backed out at the next call, or by their leases running out).
             self.txn.renew()
@@ -241,8 +239,6 @@ class Connection:
                         "handle opened the queue",
                         handle.name,
                     )
-        # A held get lease is given back when it goes idle: wake then, not before.
-        return min((lease.idle_in(now) for lease in list(self.services.leasing)), default=1.0)
 
     # -- queues ----------------------------------------------------------------------
     def open(

@@ -101,7 +101,7 @@ class Getter:
         self.browse_cursor = gr.GetCursor()
         self._reader: QueueReader | None = None
         self.lease = GetLease(state, handle_id, svc.clock)
-        self.lease.on_held = svc.lease_held
+        self.lease.on_held = svc.leasing.add
         self._lease_blocked = False  # the last claim passed over another's get lease
         self._locked: tuple[int, int, int] | None = None  # locked by BROWSE + MQGMO_LOCK
         # Makes self.qdef current (the handle's QueueHandle.current: raises MQRC_Q_DELETED

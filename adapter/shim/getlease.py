@@ -186,10 +186,6 @@ class GetLease:
         with self._lock:
             self._release()
 
-    def idle_in(self, now: float) -> float:
-        """Seconds until this handle's run counts as idle (release_idle gives it back)."""
-        return max(0.001, self._last + config.GET_LEASE_IDLE_MS / 1000 - now)
-
     def release_idle(self, now: float, leasing: set[GetLease]) -> None:
         """From the pump's tick: give back the run of a handle that stopped getting, so
         no other getter waits for it; off `leasing` once nothing is held (under the lock

@@ -78,7 +78,7 @@ class Pump:
         qmgr: str,
         producer: Producer,
         store: StateStore,
-        on_tick: Callable[[], float] = lambda: config.PUMP_IDLE_S,
+        on_tick: Callable[[], None] = lambda: None,
     ) -> None:
         self.qmgr = qmgr
         self.producer = producer
@@ -110,12 +110,6 @@ class Pump:
         self._callbacks: dict[tuple[str, bool], Callable] = {}
         self.loop_failures = 0
         self._closed = threading.Event()
-        # With nothing of its own to do the pump rests up to PUMP_IDLE_S (or what the
-        # connection's tick asks), and new work wakes it at once: every tick takes the
-        # interpreter lock from the application's thread, 200 times a second at
-        # PUMP_INTERVAL_S (a get-process-put loop ran 20% faster with the pump at 50 ms).
-        self._wake = threading.Event()
-        self._resting = False
         self._thread = threading.Thread(target=self._loop, name="mqk-pump", daemon=True)
 
     def start(self) -> None:
@@ -123,31 +117,12 @@ class Pump:
 
     def stop(self) -> None:
         self._closed.set()
-        self._wake.set()
         if self._thread.is_alive():
             self._thread.join(2)  # the tick renews leases under the unit of work's lock
-
-    def _pending(self) -> bool:
-        """Work of the pump's own: delivery reports to serve, counts or acks to write."""
-        return bool(
-            self._in_flight
-            or self._depth
-            or self._enq_adjust
-            or self._last_put
-            or self._qtime
-            or self._acks
-        )
-
-    def wake(self) -> None:
-        """New work (the pump's own, or a duty of the connection's tick such as a held
-        get lease): a resting pump starts at once. A plain read on the hot path."""
-        if self._resting:
-            self._wake.set()
 
     def _loop(self) -> None:
         while not self._closed.is_set():
             try:
-                self._wake.clear()
                 # Never block inside poll() (a flush waits for it), and never while a
                 # flush runs (it would take the flush's delivery report).
                 if self._serving.acquire(blocking=False):
@@ -157,13 +132,8 @@ class Pump:
                         self._serving.release()
                 self.flush_depth()
                 self.flush_acks()
-                rest = min(self._on_tick(), config.PUMP_IDLE_S)
-                # Resting is announced before the last look, so work added after that
-                # look finds it set and wakes the pump (wake).
-                self._resting = True
-                interval = config.PUMP_INTERVAL_S if self._pending() else rest
-                self._wake.wait(interval)
-                self._resting = False
+                self._on_tick()
+                self._closed.wait(config.PUMP_INTERVAL_S)
             except Exception:  # the work is kept and retried on the next tick
                 self.loop_failures += 1
                 log.warning(
@@ -186,7 +156,6 @@ class Pump:
             cb = _AsyncPut(self, queue, len(records))
         with self._lock:
             self._in_flight += len(records)
-        self.wake()
         producer = self.producer
         for topic, key, value, headers in records:
             try:  # the hot path: no helper call per record, no headers argument unless some
@@ -297,20 +266,17 @@ class Pump:
             self._depth[queue] += n
             if not enqueued:
                 self._enq_adjust[queue] -= n
-        self.wake()
 
     def count_enqueued(self, queue: str, n: int) -> None:
         """MSGSIN counts a syncpoint put at once, committed or not (MQ's MsgEnqCount)."""
         with self._lock:
             self._enq_adjust[queue] += n
-        self.wake()
 
     def note_put(self, queue: str, put_ms: int) -> None:
         """The last put time of a queue whose monitoring is on."""
         with self._lock:
             if put_ms > self._last_put.get(queue, 0):
                 self._last_put[queue] = put_ms
-        self.wake()
 
     def note_qtime(self, queue: str, on_queue_ms: int) -> None:
         """A message of a monitored queue got after `on_queue_ms` on it (QTIME)."""
@@ -318,7 +284,6 @@ class Pump:
             acc = self._qtime.setdefault(queue, [0, 0])
             acc[0] += max(0, on_queue_ms)
             acc[1] += 1
-        self.wake()
 
     def pending_depth(self, queue: str) -> int:
         """Counted here, not yet in the state, plus puts still in flight."""
@@ -361,7 +326,6 @@ class Pump:
         """A message left the queue outside a unit of work: log it (batched) to Kafka."""
         with self._acks_lock:
             self._acks[queue][lane(key[0], key[1])].append(key[2])
-        self.wake()
 
     def flush_acks(self) -> None:
         with self._acks_flushing:

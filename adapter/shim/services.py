@@ -117,12 +117,6 @@ class Services:
             self._mover = DeadLetterMover(self)
         return self._mover.move(queue, state, records)
 
-    def lease_held(self, lease: Any) -> None:
-        """A get lease now holds a run: the pump's tick watches it for idleness (and a
-        resting pump wakes to do so: its tick says when the run would go idle)."""
-        self.leasing.add(lease)
-        self.pump.wake()
-
     def monitored(self, qdef: QueueDef) -> bool:
         """Whether queue monitoring is on for the queue (its MONQ, or with MONQ(QMGR)
         the queue manager's; NONE there: off). No round trip: both are cached."""

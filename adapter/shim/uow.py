@@ -287,16 +287,6 @@ class UnitsOfWork:
                     exc_info=True,
                 )
 
-    def renewal_due(self) -> bool:
-        """Whether renew() has locks to renew now (read without the lock: a hint)."""
-        uow = self.current
-        return (
-            uow is not None
-            and not uow.doomed
-            and bool(uow.gets or uow.prefetched)
-            and self.clock.monotonic() - uow.renewed_at >= config.LEASE_MS / 3000
-        )
-
     def renew(self) -> None:
         """Called by the connection's pump: keep the locks of a long unit of work.
         Never waits for the lock: the application thread may be committing."""
