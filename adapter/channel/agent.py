@@ -243,11 +243,15 @@ class Agent:
                 wait = cdef.batch_interval - int((time.monotonic() - started) * 1000)
             else:
                 wait = wait_ms
-            item = self.getter.get(wait)
-            if item is None:
+            run = self.getter.get_run(
+                wait, self.batch_size - len(got), limit - size if limit else 0
+            )
+            if not run:
                 break
-            got.append((*item, time.monotonic()))
-            size += len(item[1])
+            now = time.monotonic()
+            for md, data in run:
+                got.append((md, data, now))
+                size += len(data)
         return got
 
     def step(self, wait_ms: int = 0) -> int:

@@ -33,6 +33,11 @@ def _get(queue: pymqi.Queue, req: GetRequest, wait_ms: int) -> Any:
 
 
 @mqi
+def _get_run(queue: pymqi.Queue, req: GetRequest, limit: int, max_bytes: int, wait_ms: int) -> Any:
+    return queue.get_handle().get_run(req, limit, max_bytes, wait_ms)
+
+
+@mqi
 def _put(queue: pymqi.Queue, req: PutRequest, data: bytes) -> Any:
     return queue.get_handle().put(req, data, put1=False)
 
@@ -60,6 +65,19 @@ class XmitGetter:
             raise
         # No conversion and no buffer limit are asked: a warning cannot come with it.
         return result.md, result.data
+
+    def get_run(self, wait_ms: int, limit: int, max_bytes: int = 0) -> list[Got]:
+        """Up to `limit` next messages (and no more once `max_bytes` of data are got, 0:
+        no limit), the run there taken with one state call (the engine's get_run),
+        waiting up to `wait_ms` for the first; [] for 2033."""
+        req = self._wait if wait_ms > 0 else self._no_wait
+        try:
+            results = _get_run(self.queue, req, limit, max_bytes, max(wait_ms, 0))
+        except pymqi.MQMIError as err:
+            if err.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return []
+            raise
+        return [(r.md, r.data) for r in results]
 
 
 def put_request(th: TransmissionHeader, expiry: int, options: int) -> PutRequest:

@@ -178,6 +178,15 @@ class QueueHandle:
             self.current()
         return self.getter.get(req, max_length, wait_interval)
 
+    def get_run(
+        self, req: GetRequest, limit: int, max_bytes: int = 0, wait_interval: int = 0
+    ) -> list[GetResult]:
+        """Up to `limit` MQGETs at once (Getter.get_run)."""
+        if not self.svc.closed:
+            self.svc.run.check(req.options & C.MQGMO_FAIL_IF_QUIESCING)
+            self.current()
+        return self.getter.get_run(req, limit, max_bytes, wait_interval)
+
     def inquired(self) -> QueueDef:
         """MQINQ: the definition now (after an ALTER, the new values)."""
         self.svc.run.check()
