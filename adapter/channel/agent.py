@@ -35,7 +35,7 @@ from dataclasses import replace
 import adapter.pymqi as pymqi
 from adapter import config
 from adapter.channel import status as S
-from adapter.channel.batchio import XmitGetter
+from adapter.channel.batchio import Got, XmitGetter
 from adapter.channel.endpoints import partner_targets
 from adapter.channel.receiver import Receiver
 from adapter.channel.syncq import (
@@ -230,13 +230,13 @@ class Agent:
         self.local.commit()
 
     # -- a batch -------------------------------------------------------------------------
-    def _gather(self, wait_ms: int) -> list[tuple[dict, bytes, float]]:
+    def _gather(self, wait_ms: int) -> list[tuple[Got, float]]:
         """The batch: up to BATCHSZ messages and BATCHLIM kilobytes, waiting `wait_ms`
-        for the first and what is left of BATCHINT for the others (MQMD in the
-        engine's form, data, when got)."""
+        for the first and what is left of BATCHINT for the others (each with when it
+        was got), a run of them with one state call."""
         assert self.getter is not None
         cdef = self.cdef
-        got: list[tuple[dict, bytes, float]] = []
+        got: list[tuple[Got, float]] = []
         limit, size, started = cdef.batch_data_limit * 1024, 0, time.monotonic()
         while len(got) < self.batch_size and (limit == 0 or size < limit):
             if got:
@@ -249,9 +249,9 @@ class Agent:
             if not run:
                 break
             now = time.monotonic()
-            for md, data in run:
-                got.append((md, data, now))
-                size += len(data)
+            for msg in run:
+                got.append((msg, now))
+                size += len(msg.data)
         return got
 
     def step(self, wait_ms: int = 0) -> int:
@@ -272,7 +272,7 @@ class Agent:
             luwid=new_luwid(),
             prev_seq=prev.seq,
             prev_luwid=prev.luwid,
-            msgids=[md["MsgId"].hex() for md, _, _ in got],
+            msgids=[msg.md["MsgId"].hex() for msg, _ in got],
         )
         st = self.status
         st.cur_seq, st.cur_luwid, st.cur_msgs = batch.seq, batch.luwid, len(got)
@@ -280,8 +280,8 @@ class Agent:
             # Fast non-persistent messages first, before the batch's transaction is open
             # on the destination's topics: a read_committed reader sees nothing past an
             # open transaction, so put after it they would wait for its commit.
-            for md, data, got_at in sorted(got, key=lambda g: not self._fast(g[0])):
-                self._send(md, data, got_at)
+            for msg, got_at in sorted(got, key=lambda g: not self._fast(g[0].md)):
+                self._send(msg, got_at)
             self.rsync.replace(batch, current=prev)
             st.indoubt, st.indoubt_msgids = True, batch.msgids
             S.write(self.store, st)
@@ -317,20 +317,20 @@ class Agent:
     def _fast(self, md: dict) -> bool:
         return self.fast and md["Persistence"] != C.MQPER_PERSISTENT
 
-    def _send(self, md: dict, data: bytes, got_at: float) -> None:
+    def _send(self, msg: Got, got_at: float) -> None:
         assert self.receiver is not None
         try:
-            th = unwrap(data)
+            th = unwrap(msg.data)
         except XQHError as err:
             # MQ's sending MCA cannot send it either: it stops the channel.
             raise ChannelError(
                 f"AMQ9544E: Messages not put to destination queue. A message on transmission "
                 f"queue {self.cdef.xmit_q_name} has no MQXQH: {err}."
             ) from err
-        expiry = md["Expiry"]
+        expiry = msg.md["Expiry"]
         if expiry != C.MQEI_UNLIMITED:  # less the time since it was got
             expiry = max(1, expiry - int((time.monotonic() - got_at) * 10))
-        self.receiver.put(th, expiry, syncpoint=not self._fast(md))
+        self.receiver.put(th, expiry, syncpoint=not self._fast(msg.md), properties=msg.properties)
 
     # -- end -----------------------------------------------------------------------------
     def close(self) -> None:

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 
 import adapter.pymqi as pymqi
 from adapter.channel.batchio import put as engine_put
 from adapter.channel.batchio import put_request
+from adapter.core.calls import PutRequest
 from adapter.core.dlh import DeadLetterHeader
-from adapter.core.text import mqchar
+from adapter.core.text import mqstr
 from adapter.core.xqh import TransmissionHeader
 
 log = logging.getLogger("mqk.channel.receiver")
@@ -47,30 +49,7 @@ UNDELIVERABLE = frozenset(
     }
 )
 _OPEN = C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT | C.MQOO_FAIL_IF_QUIESCING
-_MD_FIELDS = (
-    "Report", "MsgType", "Feedback", "Encoding", "CodedCharSetId", "Format", "Priority",
-    "Persistence", "MsgId", "CorrelId", "ReplyToQ", "ReplyToQMgr", "UserIdentifier",
-    "AccountingToken", "ApplIdentityData", "PutApplType", "PutApplName", "PutDate",
-    "PutTime", "ApplOriginData",
-)  # fmt: skip
-_MDE_FIELDS = ("Encoding", "CodedCharSetId", "Format", "GroupId", "MsgSeqNumber", "Offset",
-               "MsgFlags", "OriginalLength")  # fmt: skip
-
-
-def _value(v: object) -> object:
-    return v.encode() if isinstance(v, str) else v
-
-
-def message_descriptor(th: TransmissionHeader, expiry: int) -> pymqi.MD:
-    """The MQMD the message is put with at the receiving end."""
-    md = pymqi.MD(Version=C.MQMD_VERSION_2)
-    for name in _MD_FIELDS:
-        setattr(md, name, _value(th.md[name]))
-    if th.mde is not None:
-        for name in _MDE_FIELDS:
-            setattr(md, name, _value(th.mde[name]))
-    md.Expiry = expiry
-    return md
+_DEAD = mqstr(C.MQFMT_DEAD_LETTER_HEADER)
 
 
 class Receiver:
@@ -94,21 +73,25 @@ class Receiver:
             q = self._queues[key] = pymqi.Queue(self.qm, od, _OPEN)
         return q
 
-    def put(self, th: TransmissionHeader, expiry: int, *, syncpoint: bool) -> None:
+    def put(
+        self, th: TransmissionHeader, expiry: int, *, syncpoint: bool, properties: bytes = b""
+    ) -> None:
         """Put one message of the batch (under the batch's unit of work when
-        `syncpoint`, else visible at once), or dead-letter it."""
+        `syncpoint`, else visible at once) with its message properties (propwire form),
+        or dead-letter it."""
         sync = C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
         options = sync | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_FAIL_IF_QUIESCING
+        req = put_request(th, expiry, options, properties)
         try:
             queue = self._queue(th.remote_q_name, th.remote_q_mgr_name)
-            engine_put(queue, put_request(th, expiry, options), th.data)
+            engine_put(queue, req, th.data)
         except pymqi.MQMIError as err:
             if err.reason not in UNDELIVERABLE:
                 raise
             self._queues.pop((th.remote_q_name, th.remote_q_mgr_name), None)
-            self._dead_letter(th, message_descriptor(th, expiry), err.reason, sync)
+            self._dead_letter(th, req, err.reason)
 
-    def _dead_letter(self, th: TransmissionHeader, md: pymqi.MD, reason: int, sync: int) -> None:
+    def _dead_letter(self, th: TransmissionHeader, req: PutRequest, reason: int) -> None:
         dlq = self.qm.get_handle().qmgr_def().dead_letter_q
         if not dlq:
             log.error(
@@ -121,18 +104,18 @@ class Receiver:
             reason=reason,
             dest_q_name=th.remote_q_name,
             dest_q_mgr_name=th.remote_q_mgr_name,
-            encoding=md.Encoding,
-            coded_char_set_id=md.CodedCharSetId,
-            format=md.Format,
+            encoding=req.encoding,
+            coded_char_set_id=req.ccsid,
+            format=req.format.encode(),
             put_appl_type=C.MQAT_QMGR,
             put_appl_name=self.qmgr,
             put_date=time.strftime("%Y%m%d", now).encode(),
             put_time=time.strftime("%H%M%S00", now).encode(),
         )
-        md.Format = mqchar(C.MQFMT_DEAD_LETTER_HEADER, 8)
-        md.Encoding, md.CodedCharSetId = C.MQENC_NATIVE, C.MQCCSI_Q_MGR
-        pmo = pymqi.PMO(Options=sync | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_FAIL_IF_QUIESCING)
-        self._queue(dlq, "").put(header.pack() + th.data, md, pmo)
+        # The message as it was, behind the MQDLH, which takes its Format, Encoding and
+        # CCSID; its context and properties stay.
+        dead = replace(req, format=_DEAD, encoding=C.MQENC_NATIVE, ccsid=C.MQCCSI_Q_MGR)
+        engine_put(self._queue(dlq, ""), dead, header.pack() + th.data)
         self.dead_lettered += 1
         log.warning(
             "channel message for %s at %s put to the dead-letter queue %s (reason %d)",

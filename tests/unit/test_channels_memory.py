@@ -183,6 +183,51 @@ def test_the_message_survives_the_hop(pair: Pair) -> None:
     assert 0 < got.Expiry <= 36000
 
 
+def _put_with_property(qm: pymqi.QueueManager, queue: str, body: bytes) -> None:
+    q = pymqi.Queue(qm, queue, C.MQOO_OUTPUT)
+    handle = pymqi.MessageHandle(qm)
+    handle.properties.set("usr.colour", "blue")
+    pmo = pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT, OriginalMsgHandle=handle.msg_handle)
+    q.put(body, pymqi.MD(Persistence=C.MQPER_PERSISTENT), pmo)
+    q.close()
+
+
+def _get_with_properties(qm: pymqi.QueueManager, queue: str) -> tuple[bytes, str]:
+    q = pymqi.Queue(qm, queue, C.MQOO_INPUT_SHARED)
+    handle = pymqi.MessageHandle(qm)
+    gmo = pymqi.GMO(
+        Options=C.MQGMO_PROPERTIES_IN_HANDLE | C.MQGMO_NO_SYNCPOINT, MsgHandle=handle.msg_handle
+    )
+    data = q.get(None, pymqi.MD(), gmo)
+    return data, handle.properties.get("usr.colour")
+
+
+def test_message_properties_survive_the_hop(pair: Pair) -> None:
+    """The MCA gets with a message handle and puts with it: the properties arrive as
+    properties (left to the transmission queue's PROPCTL they came as an MQRFH2 in front
+    of the MQXQH, and the channel stopped with AMQ9544E)."""
+    _put_with_property(pair.a, "R.ORDERS", b"coloured")
+    agent = pair.agent()
+    assert agent.step(0) == 1
+    assert _get_with_properties(pair.b, "ORDERS") == (b"coloured", "blue")
+
+
+def test_a_dead_lettered_message_keeps_its_properties(pair: Pair) -> None:
+    pair.a.define_queue(
+        "R.NOWHERE",
+        queue_type=C.MQQT_REMOTE,
+        remote_q_name="NOWHERE",
+        remote_q_mgr_name=pair.qmb,
+        xmit_q_name=pair.qmb,
+    )
+    _put_with_property(pair.a, "R.NOWHERE", b"lost")
+    agent = pair.agent()
+    assert agent.step(0) == 1
+    data, colour = _get_with_properties(pair.b, "DLQ")
+    header, rest = dlh.unpack(data)
+    assert (header.reason, rest, colour) == (C.MQRC_UNKNOWN_OBJECT_NAME, b"lost", "blue")
+
+
 def test_expiry_goes_down_by_the_time_on_the_transmission_queue(pair: Pair, world) -> None:
     put_remote(pair.a, [b"e"], Expiry=600)  # 60 s
     world.clock.advance(20)  # 20 s on the transmission queue
