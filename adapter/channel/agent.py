@@ -34,6 +34,7 @@ from dataclasses import replace
 
 import adapter.pymqi as pymqi
 from adapter import config
+from adapter.channel import batchio
 from adapter.channel import status as S
 from adapter.channel.batchio import Got, XmitGetter
 from adapter.channel.endpoints import partner_targets
@@ -154,6 +155,10 @@ class Agent:
         sync = C.MQGMO_SYNCPOINT_IF_PERSISTENT if self.fast else C.MQGMO_SYNCPOINT
         self.getter = XmitGetter(self.xmitq, sync)
         self._wait_for_predecessor()
+        # A channel started again by this process reads the record its last batch
+        # committed without waiting for it (a partner's new connection fences the old
+        # one, which completes its commit): readable first.
+        batchio.await_committed(self.local)
         self.ssync = SyncQueue(self.local, SENDER, cdef.name)
         self.rsync = SyncQueue(self.remote, RECEIVER, cdef.name)
         self.receiver = Receiver(self.remote, partner)
@@ -277,12 +282,22 @@ class Agent:
         st = self.status
         st.cur_seq, st.cur_luwid, st.cur_msgs = batch.seq, batch.luwid, len(got)
         try:
-            # Fast non-persistent messages first, before the batch's transaction is open
-            # on the destination's topics: a read_committed reader sees nothing past an
-            # open transaction, so put after it they would wait for its commit.
+            # Everything but the two commits first, both ends' sync records before the
+            # messages: each end's transaction then holds all its partitions (and the
+            # sending end's the consumption of the batch, written_acks) while the
+            # messages are put, so that neither commit waits for records sent at its
+            # last moment. Uncommitted, the sender's record is nothing yet: it commits
+            # after the receiver's, as the protocol orders.
+            self.ssync.replace(batch, current=prev)
+            batchio.write_acks(self.local)
+            self.rsync.replace(batch, current=prev)
+            batchio.write_acks(self.remote)
+            # Fast non-persistent messages before the persistent ones, which open the
+            # batch's transaction on the destination's topics: a read_committed reader
+            # sees nothing past an open transaction, so put after it they would wait
+            # for its commit.
             for msg, got_at in sorted(got, key=lambda g: not self._fast(g[0].md)):
                 self._send(msg, got_at)
-            self.rsync.replace(batch, current=prev)
             st.indoubt, st.indoubt_msgids = True, batch.msgids
             S.write(self.store, st)
         except BaseException:
@@ -290,18 +305,14 @@ class Agent:
             self.local.backout()
             raise
         try:
-            self.remote.commit()  # the batch is at the receiver: in doubt until ssync's
+            batchio.commit(self.remote)  # the batch is at the receiver: in doubt until ours
         except BaseException:
             # Backed out there (or undecided: the next start compares the records); the
             # gets go back here, or the connection's unit of work would keep them locked.
             self.local.backout()
             raise
-        try:
-            self.ssync.replace(batch, current=prev)
-        except BaseException:
-            self.local.backout()  # in doubt: the next start commits it (_compare)
-            raise
-        self.local.commit()
+        batchio.commit(self.local)  # failing, the batch stays in doubt: the next start
+        # commits it (_compare)
         self.record = batch
         st.last_seq, st.last_luwid, st.indoubt, st.indoubt_msgids = (
             batch.seq,

@@ -124,6 +124,27 @@ def put_request(
     )
 
 
+@mqi
+def write_acks(qm: pymqi.QueueManager) -> None:
+    """The consumption of the gets `qm`'s unit of work holds, into its transaction now
+    (UnitsOfWork.write_acks): the agent's last get of a batch is behind it."""
+    qm.get_handle().txn.write_acks()
+
+
+@mqi
+def commit(qm: pymqi.QueueManager) -> None:
+    """MQCMIT of one end's batch without waiting for its puts to become readable
+    (Connection.commit(visible=False)): nothing the agent does next reads them but
+    the next batch's sync-record get, which waits for its record (syncq.py)."""
+    qm.get_handle().commit(visible=False)
+
+
+@mqi
+def await_committed(qm: pymqi.QueueManager) -> None:
+    """Once this returns, what `commit` committed on `qm` is readable."""
+    qm.get_handle().txn.await_committed()
+
+
 def put(queue: pymqi.Queue, req: PutRequest, data: bytes) -> None:
     """MQPUT through the engine's handle: MQMIError as the face raises it. A warning
     (the message is put) is not a failure of the batch."""

@@ -172,8 +172,8 @@ def unwrap(data: bytes) -> TransmissionHeader:
     if f[1] != C.MQXQH_VERSION_1:
         raise XQHError(f"MQXQH Version {f[1]}: only version 1 exists")
     md = dict(zip(_MD1_NAMES, f[4:], strict=True))
-    for name in _TEXT:
-        md[name] = mqstr(md[name])
+    for name in _TEXT:  # as mqstr reads them: cut at a NUL, UTF-8, trailing blanks gone
+        md[name] = md[name].split(b"\0", 1)[0].decode("utf-8", "replace").rstrip(" ")
     rest, mde = data[_XQH.size :], None
     if md["Format"] == mqstr(C.MQFMT_MD_EXTENSION):
         if len(rest) < _MDE.size or rest[:4] != C.MQMDE_STRUC_ID:

@@ -36,7 +36,15 @@ from adapter.channel.agent import run_channel
 from adapter.core import dlh
 from adapter.shim.channeldef import RCVR, ChannelDef
 from adapter.testing.servers import purge_queue_manager
-from tests.channelkit import CHANNEL, Pair, depth, put_remote, read_all, setup_pair
+from tests.channelkit import (
+    CHANNEL,
+    Pair,
+    commit_failing,
+    depth,
+    put_remote,
+    read_all,
+    setup_pair,
+)
 from tests.integration.test_channels import FAST_RECOVERY, mqsc, wait_for
 
 pytestmark = pytest.mark.integration
@@ -508,8 +516,7 @@ def test_a_sync_record_hidden_by_a_dead_agents_lock_is_waited_for(
         raise _Killed
 
     assert agent.remote is not None
-    agent.remote.commit = die  # type: ignore[method-assign]
-    with pytest.raises(_Killed):
+    with commit_failing(agent.remote, die), pytest.raises(_Killed):
         agent.step(0)
     corpses.append(agent)
     time.sleep(3.5)  # its locks (2 s) and its open of the transmission queue (3 s) ran out

@@ -16,7 +16,15 @@ from adapter.channel.syncq import RECEIVER, SENDER, SyncQueue
 from adapter.core import cmqxc as X
 from adapter.core import dlh
 from adapter.tools import mqsc
-from tests.channelkit import CHANNEL, Pair, depth, put_remote, read_all, setup_pair
+from tests.channelkit import (
+    CHANNEL,
+    Pair,
+    commit_failing,
+    depth,
+    put_remote,
+    read_all,
+    setup_pair,
+)
 
 C = pymqi.CMQC
 
@@ -274,10 +282,8 @@ def _crash_after_receiver_commit(pair: Pair, agent) -> None:
     def die() -> None:
         raise RuntimeError("killed")
 
-    agent.local.commit = die
-    with pytest.raises(RuntimeError):
+    with commit_failing(agent.local, die), pytest.raises(RuntimeError):
         agent.step(0)
-    del agent.local.commit
     pair.a.backout()
     agent.close()
 
@@ -302,10 +308,8 @@ def test_a_batch_that_failed_before_the_receiver_committed_is_sent_again(pair: P
     def die() -> None:
         raise RuntimeError("killed")
 
-    agent.remote.commit = die
-    with pytest.raises(RuntimeError):
+    with commit_failing(agent.remote, die), pytest.raises(RuntimeError):
         agent.step(0)
-    del agent.remote.commit
     agent.remote.backout()
     pair.a.backout()
     agent.close()
@@ -414,14 +418,14 @@ def test_fast_nonpersistent_messages_are_visible_before_the_batch_commits(pair: 
     agent = pair.agent()
     seen: list[int] = []
 
-    def watch(*args, **kw) -> None:
+    def watch() -> None:
         seen.append(depth(pair.b, "ORDERS"))
         raise RuntimeError("the channel fails before the batch ends")
 
-    agent.rsync.replace = watch
-    with pytest.raises(RuntimeError):
+    with commit_failing(agent.remote, watch), pytest.raises(RuntimeError):
         agent.step(0)
     assert seen == [3]  # the three non-persistent ones, at once
+    agent.remote.backout()  # as a failed MQCMIT leaves it
     # They are not on the transmission queue any more (not sent twice); the persistent
     # ones are back there.
     assert [d for d, _ in read_all(pair.b, "ORDERS")] == [b"N0", b"N1", b"N2"]
