@@ -38,7 +38,7 @@ from adapter.channel import batchio
 from adapter.channel import status as S
 from adapter.channel.batchio import Got, XmitGetter
 from adapter.channel.endpoints import partner_targets
-from adapter.channel.receiver import Receiver
+from adapter.channel.receiver import Receiver, Transfer
 from adapter.channel.syncq import (
     RECEIVER,
     SENDER,
@@ -296,8 +296,8 @@ class Agent:
             # batch's transaction on the destination's topics: a read_committed reader
             # sees nothing past an open transaction, so put after it they would wait
             # for its commit.
-            for msg, got_at in sorted(got, key=lambda g: not self._fast(g[0].md)):
-                self._send(msg, got_at)
+            fast_first = sorted(got, key=lambda g: not self._fast(g[0].md))
+            self.receiver.put_batch([self._transfer(msg, got_at) for msg, got_at in fast_first])
             st.indoubt, st.indoubt_msgids = True, batch.msgids
             S.write(self.store, st)
         except BaseException:
@@ -328,8 +328,9 @@ class Agent:
     def _fast(self, md: dict) -> bool:
         return self.fast and md["Persistence"] != C.MQPER_PERSISTENT
 
-    def _send(self, msg: Got, got_at: float) -> None:
-        assert self.receiver is not None
+    def _transfer(self, msg: Got, got_at: float) -> Transfer:
+        """What the receiver puts for a message got: its MQXQH read, its expiry less the
+        time since it was got, its syncpoint (NPMSPEED), its properties."""
         try:
             th = unwrap(msg.data)
         except XQHError as err:
@@ -341,7 +342,7 @@ class Agent:
         expiry = msg.md["Expiry"]
         if expiry != C.MQEI_UNLIMITED:  # less the time since it was got
             expiry = max(1, expiry - int((time.monotonic() - got_at) * 10))
-        self.receiver.put(th, expiry, syncpoint=not self._fast(msg.md), properties=msg.properties)
+        return Transfer(th, expiry, not self._fast(msg.md), msg.properties)
 
     # -- end -----------------------------------------------------------------------------
     def close(self) -> None:

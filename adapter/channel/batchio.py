@@ -125,6 +125,13 @@ def put_request(
 
 
 @mqi
+def put_run(queue: pymqi.Queue, items: list[tuple[PutRequest, bytes]]) -> list[Any]:
+    """MQPUT of a run of messages through the engine's handle (QueueHandle.put_run):
+    for each, None or the MQMIError its put failed with."""
+    return queue.get_handle().put_run(items)
+
+
+@mqi
 def write_acks(qm: pymqi.QueueManager) -> None:
     """The consumption of the gets `qm`'s unit of work holds, into its transaction now
     (UnitsOfWork.write_acks): the agent's last get of a batch is behind it."""

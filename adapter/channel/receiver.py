@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from itertools import groupby
 
 import adapter.pymqi as pymqi
 from adapter.channel.batchio import put as engine_put
 from adapter.channel.batchio import put_request
+from adapter.channel.batchio import put_run as engine_put_run
 from adapter.core.calls import PutRequest
 from adapter.core.dlh import DeadLetterHeader
 from adapter.core.text import mqstr
@@ -52,6 +54,22 @@ _OPEN = C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT | C.MQOO_FAIL_IF_QUIESCING
 _DEAD = mqstr(C.MQFMT_DEAD_LETTER_HEADER)
 
 
+@dataclass(frozen=True)
+class Transfer:
+    """A message of a batch as the receiver puts it: its MQXQH (destination, MQMD,
+    data), the expiry left, whether it is put under the batch's unit of work, and its
+    message properties (propwire form)."""
+
+    th: TransmissionHeader
+    expiry: int
+    syncpoint: bool
+    properties: bytes = b""
+
+
+def _destination(m: Transfer) -> tuple[str, str, bool]:
+    return m.th.remote_q_name, m.th.remote_q_mgr_name, m.syncpoint
+
+
 class Receiver:
     """Puts the messages of batches at the receiving queue manager `qm` (its own
     connection; the agent commits it)."""
@@ -73,23 +91,31 @@ class Receiver:
             q = self._queues[key] = pymqi.Queue(self.qm, od, _OPEN)
         return q
 
-    def put(
-        self, th: TransmissionHeader, expiry: int, *, syncpoint: bool, properties: bytes = b""
-    ) -> None:
-        """Put one message of the batch (under the batch's unit of work when
-        `syncpoint`, else visible at once) with its message properties (propwire form),
-        or dead-letter it."""
-        sync = C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
-        options = sync | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_FAIL_IF_QUIESCING
-        req = put_request(th, expiry, options, properties)
-        try:
-            queue = self._queue(th.remote_q_name, th.remote_q_mgr_name)
-            engine_put(queue, req, th.data)
-        except pymqi.MQMIError as err:
-            if err.reason not in UNDELIVERABLE:
-                raise
-            self._queues.pop((th.remote_q_name, th.remote_q_mgr_name), None)
-            self._dead_letter(th, req, err.reason)
+    def put_batch(self, msgs: list[Transfer]) -> None:
+        """Put the messages of a batch in order, each under the batch's unit of work
+        (`syncpoint`) or visible at once, with its message properties, or dead-letter
+        it. A run of messages for one destination goes to the engine at once
+        (QueueHandle.put_run); each refusal is its message's."""
+        for (qname, qmgr, syncpoint), same in groupby(msgs, _destination):
+            run = list(same)
+            sync = C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
+            options = sync | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_FAIL_IF_QUIESCING
+            items = [(put_request(m.th, m.expiry, options, m.properties), m.th.data) for m in run]
+            try:
+                outcomes: list[pymqi.MQMIError | None] = engine_put_run(
+                    self._queue(qname, qmgr), items
+                )
+            except pymqi.MQMIError as err:  # the destination cannot be opened (2085, ...)
+                if err.reason not in UNDELIVERABLE:
+                    raise
+                outcomes = [err] * len(run)
+            for m, (req, _), err in zip(run, items, outcomes, strict=True):
+                if err is None:
+                    continue
+                if err.reason not in UNDELIVERABLE:
+                    raise err
+                self._queues.pop((qname, qmgr), None)  # opened again for the next
+                self._dead_letter(m.th, req, err.reason)
 
     def _dead_letter(self, th: TransmissionHeader, req: PutRequest, reason: int) -> None:
         dlq = self.qm.get_handle().qmgr_def().dead_letter_q

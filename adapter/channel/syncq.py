@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 
 import adapter.pymqi as pymqi
 from adapter import config
@@ -51,7 +51,9 @@ class SyncRecord:
         return (self.seq, self.luwid) == (other.seq, other.luwid)
 
     def to_bytes(self) -> bytes:
-        return json.dumps(asdict(self), sort_keys=True).encode()
+        # Flat fields: read them as they are (asdict copies deep, on every batch).
+        flat = {f.name: getattr(self, f.name) for f in fields(self)}
+        return json.dumps(flat, sort_keys=True).encode()
 
     @classmethod
     def from_bytes(cls, raw: bytes) -> SyncRecord:

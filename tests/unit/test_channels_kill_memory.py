@@ -153,7 +153,7 @@ class Process:
         assert agent.remote is not None and agent.receiver is not None
         assert agent.rsync is not None and agent.ssync is not None
         conn = agent.remote.get_handle()
-        self.trip("step.send.first", agent.receiver, "put", "after")
+        self.trip("step.send", agent.receiver, "put_batch", "after")
         self.trip("step.rsync.after_replace", agent.rsync, "replace", "after")
 
         def wires(producer: Any) -> None:
@@ -169,7 +169,7 @@ class Process:
 
 STEP_POINTS = [
     "step.gather",
-    "step.send.first",
+    "step.send",
     "step.rsync.after_replace",
     "step.remote.before_commit",
     "step.remote.after_kafka_commit",
