@@ -145,6 +145,39 @@ def test_120_messages_with_batchsz_50_make_three_batches(pair: Pair) -> None:
     agent.close()
 
 
+def test_batches_follow_each_other_while_commit_markers_lag(pair: Pair, world) -> None:
+    """The agent commits without waiting for its puts to become readable: with the
+    broker writing each transaction's markers a few operations later, the next batch's
+    sync-record get still finds the record its predecessor committed (it waits for it)
+    and nothing is lost, doubled or reordered."""
+    world.cluster.marker_lag = 4
+    put_remote(pair.a, [b"l%03d" % i for i in range(130)])
+    agent = pair.agent()
+    assert drain_channel(agent) == 130
+    assert agent.status.last_seq == 130 and agent.status.batches == 3
+    world.cluster.marker_lag = 0
+    assert [d for d, _ in read_all(pair.b, "ORDERS")] == [b"l%03d" % i for i in range(130)]
+    assert depth(pair.a, "QMB") == 0
+    agent.close()
+    again = pair.agent()  # a restart compares the records the lagging commits wrote
+    assert again.status.last_seq == 130 and drain_channel(again) == 0
+    again.close()
+
+
+def test_a_channel_started_again_in_process_reads_its_lagging_record(pair: Pair, world) -> None:
+    """run_channel starts a new agent on the same local connection after a failure: the
+    record the last batch committed (without waiting) may still be on its way; the new
+    agent waits for it rather than compare the zero state (AMQ9526E)."""
+    put_remote(pair.a, [b"s%02d" % i for i in range(20)])
+    world.cluster.marker_lag = 50
+    agent = pair.agent()
+    assert drain_channel(agent) == 20
+    agent.close()
+    again = pair.agent()  # same local connection, its last commit's markers held back
+    assert again.status.last_seq == 20 and again.status.status == S.RUNNING
+    again.close()
+
+
 def test_the_negotiated_batch_size_is_the_lower_of_the_two_ends(pair: Pair) -> None:
     rc, _ = run_mqsc(pair.b, "QMB", f"ALTER CHANNEL({CHANNEL}) CHLTYPE(RCVR) BATCHSZ(8)\n")
     assert rc == 0
