@@ -364,6 +364,9 @@ class MemoryQueueState:
                     lost += 1
             return lost
 
+    def apply_consumed_later(self, cands: list[tuple[int, int, int]]) -> None:
+        self.apply_consumed(cands)
+
     def apply_consumed(self, cands: list[tuple[int, int, int]]) -> int:
         if not cands:
             return 0

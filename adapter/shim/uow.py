@@ -386,7 +386,7 @@ class UnitsOfWork:
                 log.warning("a state update after commit failed", exc_info=True)
         for queue, keys in by_queue.items():
             try:
-                self.store.queue(queue).apply_consumed(keys)
+                self.store.queue(queue).apply_consumed_later(keys)
             except Exception:  # Kafka holds the truth; reconcile repairs the state
                 self.state_failures += 1
                 log.warning(
