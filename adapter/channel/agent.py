@@ -107,12 +107,15 @@ class Agent:
         self.batch_size, self.fast = cdef.batch_size, cdef.npm_speed == X.MQNPMS_FAST
 
     # -- status --------------------------------------------------------------------------
-    def set_status(self, state: str, message: str = "") -> None:
+    def set_status(self, state: str, message: str = "", later: bool = False) -> None:
+        """The status here and its mirror at the partner (`later`: write-behind, for
+        the figures of each batch)."""
         self.status.status, self.status.message = state, message
-        S.write(self.store, self.status)
+        S.write(self.store, self.status, later)
         if self.remote is not None and self.remote.is_connected:
             mirror = replace(self.status, xmit_q="", indoubt_msgids=[])
-            self.remote.get_handle().store.set_channel_status(self.cdef.name, mirror.to_json())
+            store = self.remote.get_handle().store
+            store.set_channel_status(self.cdef.name, mirror.to_json(), later)
 
     # -- start ---------------------------------------------------------------------------
     def bind(self) -> None:
@@ -300,7 +303,8 @@ class Agent:
             fast_first = sorted(got, key=lambda g: not self._fast(g[0].md))
             self.receiver.put_batch([self._transfer(msg, got_at) for msg, got_at in fast_first])
             st.indoubt, st.indoubt_msgids = True, batch.msgids
-            S.write(self.store, st)
+            # In Redis once sent (writebehind.py), before the receiver commits.
+            S.write(self.store, st, later=True)
         except BaseException:
             self.remote.backout()
             self.local.backout()
@@ -323,7 +327,7 @@ class Agent:
         )
         st.batches += 1
         st.msgs += len(got)
-        self.set_status(S.RUNNING)
+        self.set_status(S.RUNNING, later=True)
         return len(got)
 
     def _fast(self, md: dict) -> bool:

@@ -67,5 +67,7 @@ def read(store: StateStore, channel: str) -> ChannelStatus | None:
     return None if raw is None else ChannelStatus.from_json(raw)
 
 
-def write(store: StateStore, status: ChannelStatus) -> None:
-    store.set_channel_status(status.channel, status.to_json())
+def write(store: StateStore, status: ChannelStatus, later: bool = False) -> None:
+    """`later`: write-behind (StateStore.set_channel_status), for the figures of each
+    batch."""
+    store.set_channel_status(status.channel, status.to_json(), later)

@@ -753,7 +753,7 @@ class MemoryStore:
         with self._call_retried():
             return self.server.channel_statuses.get(self.qmgr, {}).get(name)
 
-    def set_channel_status(self, name: str, status: bytes | None) -> None:
+    def set_channel_status(self, name: str, status: bytes | None, later: bool = False) -> None:
         with self._call():
             table = self.server.channel_statuses.setdefault(self.qmgr, {})
             if status is None:

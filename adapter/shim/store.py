@@ -480,8 +480,10 @@ class StateStore(Protocol):
         adapter/channel/status.py says what it holds), None if it never ran."""
         ...
 
-    def set_channel_status(self, name: str, status: bytes | None) -> None:
-        """Write (None: delete) channel `name`'s status."""
+    def set_channel_status(self, name: str, status: bytes | None, later: bool = False) -> None:
+        """Write (None: delete) channel `name`'s status; `later`: write-behind where
+        the backend has it (the agent's per-batch figures), read back by this process
+        as written."""
         ...
 
     def channel_statuses(self) -> dict[str, bytes]:
