@@ -254,6 +254,27 @@ def test_a_message_for_a_missing_queue_reaches_the_far_dlq_with_2085(pair: XPair
     assert [d for d, _ in read_all(pair.b, "ORDERS")] == [b"fine"]
 
 
+def test_message_properties_cross_the_clusters(pair: XPair) -> None:
+    """Properties travel as properties (the MCA gets and puts with a message handle)."""
+    q = pymqi.Queue(pair.a, "R.ORDERS", C.MQOO_OUTPUT)
+    out = pymqi.MessageHandle(pair.a)
+    out.properties.set("usr.colour", "blue")
+    pmo = pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT, OriginalMsgHandle=out.msg_handle)
+    q.put(b"coloured", pymqi.MD(Persistence=C.MQPER_PERSISTENT), pmo)
+    q.close()
+    agent = pair.agent()
+    assert agent.step(0) == 1
+    agent.close()
+    got = pymqi.Queue(pair.b, "ORDERS", C.MQOO_INPUT_SHARED)
+    handle = pymqi.MessageHandle(pair.b)
+    gmo = pymqi.GMO(
+        Options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_PROPERTIES_IN_HANDLE, MsgHandle=handle.msg_handle
+    )
+    assert got.get(None, pymqi.MD(), gmo) == b"coloured"
+    assert handle.properties.get("usr.colour") == "blue"
+    got.close()
+
+
 def test_a_segmented_group_is_got_in_logical_order_at_the_far_end(pair: XPair) -> None:
     """Two messages of a group, the first in three segments, put out of order (the
     second message first): got in logical order at QMB, complete, with
