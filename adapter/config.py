@@ -98,6 +98,14 @@ SECRET_KAFKA_KEYS = frozenset(
 )
 
 
+# A test harness's own administrator on secured servers (adapter/testing/servers.py):
+# a librdkafka properties file and a file holding a Redis URL, for what the tests need
+# and the application's user is refused on purpose (FLUSHALL to simulate losing Redis).
+# Files, so the secrets are never in an environment listing or a command line.
+TEST_ADMIN_KAFKA_CONFIG_ENV = "MQK_TEST_ADMIN_KAFKA_CONFIG"
+TEST_ADMIN_REDIS_URL_FILE_ENV = "MQK_TEST_ADMIN_REDIS_URL_FILE"
+
+
 def read_properties(path: str | Path) -> dict[str, str]:
     """A Java-style properties file's `key=value` (or `key: value`) lines; blank lines
     and `#` / `!` comments skipped. A line without a separator is an error (naming the
@@ -200,6 +208,10 @@ ADVANCE_EVERY = 512
 # A get trusts a view this fresh; older, it first reads what was committed meanwhile
 # (so a higher-priority message put just before the get is not overtaken).
 STALE_VIEW_S = 0.1
+# A get in a burst takes what the reader's consumer has fetched at most this often (each
+# take releases the interpreter lock: ~10 us a get when another thread wants it); well
+# inside STALE_VIEW_S, the bound a get keeps anyway.
+PUMP_GAP_S = 0.001
 # Non-persistent messages one read-ahead claim takes for a handle's buffer.
 READ_AHEAD_BATCH = 256
 # A browse lock (MQGMO_LOCK) lasts this long without renewal.

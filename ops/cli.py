@@ -83,9 +83,10 @@ def _secure(args: argparse.Namespace) -> int:
         print("mqk: --secure is one node of its own; no --cluster / --brokers", file=sys.stderr)
         return 2
     if args.action == "up":
-        st = secure.up()
+        st = secure.up(redis_client_certs=args.redis_client_certs)
+        redis_tls = "mTLS (client certificate required)" if st.redis_client_certs else "TLS"
         print(f"secure stack up: SASL_SSL {st.sasl_bootstrap}, mTLS {st.mtls_bootstrap}, "
-              f"Redis TLS 127.0.0.1:{st.redis_port}; files in {st.folder}")  # fmt: skip
+              f"Redis {redis_tls} 127.0.0.1:{st.redis_port}; files in {st.folder}")  # fmt: skip
     elif args.action == "down":
         secure.down(wipe=args.wipe)
     elif args.action == "status":
@@ -94,7 +95,7 @@ def _secure(args: argparse.Namespace) -> int:
         print(f"secure {'running' if alive else 'stopped'}" + (f" {st.folder}" if st else ""))
         return 0 if alive else 3
     else:
-        lines = secure.env_lines(kind=args.auth)
+        lines = secure.env_lines(kind=args.auth, harness=args.harness)
         if not lines:
             print("# the secure stack is not running: mqk stack up --secure", file=sys.stderr)
             return 3
@@ -150,5 +151,17 @@ def add_stack_parser(subparsers) -> None:
         choices=["sasl", "mtls"],
         default="sasl",
         help="with env --secure: the Kafka listener and credentials to export",
+    )
+    p.add_argument(
+        "--redis-client-certs",
+        action="store_true",
+        help="with up --secure: Redis requires a client certificate (tls-auth-clients yes); "
+        "the exported URL carries it (ssl_certfile / ssl_keyfile)",
+    )
+    p.add_argument(
+        "--harness",
+        action="store_true",
+        help="with env --secure: also export the test harness's administrator settings "
+        "(MQK_TEST_ADMIN_KAFKA_CONFIG, MQK_TEST_ADMIN_REDIS_URL_FILE: files, never secrets)",
     )
     p.set_defaults(func=reporting_start_errors(_stack))

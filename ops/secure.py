@@ -13,12 +13,21 @@ the CN of the mTLS client certificate: `ssl.principal.mapping.rules` makes both
 `User:app`), granted every operation on every topic, group and transactional id and the
 cluster through ACLs, not as a super user. The controller listener's connections are
 `User:ANONYMOUS`, a super user so the node's broker half can talk to its controller half;
-that listener is bound to loopback and never advertised.
+that listener is bound to loopback and never advertised. `harness` is the test
+harness's own administrator (a Kafka super user, a Redis ACL user with every command):
+what tests need that the application's user is refused on purpose (FLUSHALL to
+simulate a Redis loss) goes through it, so `app` keeps its narrow rights.
+
+Redis asks for a client certificate (`tls-auth-clients optional`); with
+`redis_client_certs` (`mqk stack up --secure --redis-client-certs`) it requires one
+(`tls-auth-clients yes`, mTLS). The URLs carry the user's certificate either way
+(`ssl_certfile` / `ssl_keyfile`).
 
 What a client needs is written to files: `client-sasl.properties`,
 `client-mtls.properties` (librdkafka's names, for MQK_KAFKA_CONFIG) and `redis.url`
-(redis-py's `rediss://app:<password>@...?ssl_ca_certs=...`); `env_lines` points at them
-and never prints a secret. Kafka: https://kafka.apache.org/documentation/#security_sasl_scram
+(redis-py's `rediss://app:<password>@...?ssl_ca_certs=...&ssl_certfile=...`); the
+harness's `harness.properties` and `redis-harness.url`; `env_lines` points at them and
+never prints a secret. Kafka: https://kafka.apache.org/documentation/#security_sasl_scram
 (KRaft: SCRAM users at format time, `kafka-storage format --add-scram`),
 https://kafka.apache.org/documentation/#security_authz (StandardAuthorizer); Redis:
 https://redis.io/docs/latest/operate/oss_and_stack/management/security/encryption/ and
@@ -37,7 +46,10 @@ from pathlib import Path
 from adapter import config
 from ops import certs, kafka, procs, redis
 
-USERS = ("admin", "app")
+USERS = ("admin", "app", "harness")
+# Users with an mTLS client certificate (CN = the user, also presented to Redis).
+CERT_USERS = ["app", "harness"]
+
 SCRAM = "SCRAM-SHA-512"
 
 
@@ -55,6 +67,7 @@ class SecureStack:
     port: int
     kafka_pid: int | None = None
     redis_pid: int | None = None
+    redis_client_certs: bool = False  # Redis requires a client certificate (mTLS)
 
     @property
     def sasl_bootstrap(self) -> str:
@@ -87,6 +100,12 @@ class SecureStack:
 
     def redis_url(self) -> str:
         return (self.path / "redis.url").read_text().strip()
+
+    def harness_properties(self) -> Path:
+        return self.path / "harness.properties"
+
+    def harness_redis_url_file(self) -> Path:
+        return self.path / "redis-harness.url"
 
     def alive(self) -> bool:
         return procs.alive(self.kafka_pid, kafka.MARKER) and procs.alive(
@@ -147,7 +166,7 @@ def server_properties(st: SecureStack, c: certs.Certs, admin_password: str) -> s
         # CN=app,... -> User:app, the same principal as the SCRAM user app.
         "ssl.principal.mapping.rules": "RULE:^CN=([^,]+).*$/$1/,DEFAULT",
         "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-        "super.users": "User:admin;User:ANONYMOUS",
+        "super.users": "User:admin;User:harness;User:ANONYMOUS",
         "allow.everyone.if.no.acl.found": "false",
     }
     return "\n".join(keep) + "\n" + _properties(secure)
@@ -160,20 +179,33 @@ def redis_conf(st: SecureStack, c: certs.Certs, passwords: dict[str, str]) -> st
         "bind 127.0.0.1\nport 0\n"
         f"tls-port {st.redis_port}\n"
         f"tls-cert-file {c.server_cert}\ntls-key-file {c.server_key}\n"
-        f"tls-ca-cert-file {c.ca}\ntls-auth-clients optional\n"
+        f"tls-ca-cert-file {c.ca}\n"
+        f"tls-auth-clients {'yes' if st.redis_client_certs else 'optional'}\n"
         f'dir {data}\nsave ""\nappendonly no\ndaemonize no\n'
         "user default off\n"
         f"user admin on >{passwords['admin']} ~* &* +@all\n"
+        f"user harness on >{passwords['harness']} ~* &* +@all\n"
         f"user app on >{passwords['app']} ~mqk:* &* +@all -@dangerous +info +client\n"
+    )
+
+
+def _redis_url(st: SecureStack, c: certs.Certs, user: str, password: str) -> str:
+    """redis-py's URL for `user` over TLS, with the user's client certificate (needed
+    when Redis requires one; presented anyway otherwise)."""
+    cert = c.client(user)
+    return (
+        f"rediss://{user}:{password}@127.0.0.1:{st.redis_port}/0"
+        f"?ssl_ca_certs={c.ca}&ssl_cert_reqs=required"
+        f"&ssl_certfile={cert.cert}&ssl_keyfile={cert.key}\n"
     )
 
 
 def _write_client_files(st: SecureStack, c: certs.Certs, passwords: dict[str, str]) -> None:
     tls = {"ssl.ca.location": str(c.ca)}
+    names = {"app": "client-sasl", "admin": "admin", "harness": "harness"}
     for user in USERS:
-        name = "client-sasl" if user == "app" else user
         _private(
-            st.path / f"{name}.properties",
+            st.path / f"{names[user]}.properties",
             _properties(
                 {
                     "security.protocol": "SASL_SSL",
@@ -196,11 +228,8 @@ def _write_client_files(st: SecureStack, c: certs.Certs, passwords: dict[str, st
             }
         ),
     )
-    _private(
-        st.path / "redis.url",
-        f"rediss://app:{passwords['app']}@127.0.0.1:{st.redis_port}/0"
-        f"?ssl_ca_certs={c.ca}&ssl_cert_reqs=required\n",
-    )
+    _private(st.path / "redis.url", _redis_url(st, c, "app", passwords["app"]))
+    _private(st.harness_redis_url_file(), _redis_url(st, c, "harness", passwords["harness"]))
 
 
 def _grant_app(st: SecureStack) -> None:
@@ -265,15 +294,18 @@ def load(folder: Path | None = None) -> SecureStack | None:
     return SecureStack(**json.loads(path.read_text()))
 
 
-def up(folder: Path | None = None, port: int | None = None) -> SecureStack:
-    """Start the secure stack (or return the running one)."""
+def up(
+    folder: Path | None = None, port: int | None = None, *, redis_client_certs: bool = False
+) -> SecureStack:
+    """Start the secure stack (or return the running one, whatever its Redis mode).
+    `redis_client_certs`: Redis requires a client certificate (`tls-auth-clients yes`)."""
     folder = folder or secure_dir()
     running = load(folder)
     if running is not None and running.alive():
         return running
     if running is not None:
         down(folder)
-    st = SecureStack(str(folder), port or base_port())
+    st = SecureStack(str(folder), port or base_port(), redis_client_certs=redis_client_certs)
     # Every run has new passwords and certificates: an old run's broker data holds the
     # SCRAM users of its own passwords (KRaft takes them only at format time), so the
     # data of a stopped run goes too. The secure stack is for tests and trials.
@@ -283,7 +315,7 @@ def up(folder: Path | None = None, port: int | None = None) -> SecureStack:
     os.chmod(folder, 0o700)
     passwords = {u: secrets.token_urlsafe(18) for u in USERS}
     _private(folder / "secrets.json", json.dumps(passwords))
-    c = certs.make(folder / "certs", ["app"], secrets.token_urlsafe(12))
+    c = certs.make(folder / "certs", CERT_USERS, secrets.token_urlsafe(12))
     _write_client_files(st, c, passwords)
     scram = tuple(
         arg for u in USERS for arg in ("--add-scram", f"{SCRAM}=[name={u},password={passwords[u]}]")
@@ -335,15 +367,24 @@ def down(folder: Path | None = None, wipe: bool = False) -> bool:
     return ran
 
 
-def env_lines(folder: Path | None = None, kind: str = "sasl") -> list[str]:
+def env_lines(
+    folder: Path | None = None, kind: str = "sasl", *, harness: bool = False
+) -> list[str]:
     """Exports for a client of the running secure stack (`kind` "sasl" or "mtls"),
-    for `eval "$(mqk stack env --secure)"`: the secrets stay in the files named."""
+    for `eval "$(mqk stack env --secure)"`: the secrets stay in the files named.
+    `harness`: also the test harness's administrator files (MQK_TEST_ADMIN_*)."""
     st = load(folder or secure_dir())
     if st is None or not st.alive():
         return []
     bootstrap = st.sasl_bootstrap if kind == "sasl" else st.mtls_bootstrap
-    return [
+    lines = [
         f"export {config.KAFKA_BOOTSTRAP_ENV}={bootstrap}",
         f"export {config.KAFKA_CONFIG_ENV}={st.client_properties(kind)}",
         f'export {config.REDIS_URL_ENV}="$(cat {st.path / "redis.url"})"',
     ]
+    if harness:
+        lines += [
+            f"export {config.TEST_ADMIN_KAFKA_CONFIG_ENV}={st.harness_properties()}",
+            f"export {config.TEST_ADMIN_REDIS_URL_FILE_ENV}={st.harness_redis_url_file()}",
+        ]
+    return lines

@@ -33,7 +33,7 @@ from adapter import config
 from adapter.config import kafka_settings
 from adapter.logs import kafka_logger
 from streaming import packing, topics
-from streaming.job import JobConfig, ReassemblyJob
+from streaming.job import FS_CHECKPOINTS, JobConfig, ReassemblyJob
 from streaming.progress import percentile
 
 C = pymqi.CMQC
@@ -85,8 +85,9 @@ class _Receiver(threading.Thread):
 
 
 class _JoinOnly(StatefulProcessor):
-    """The framework floor: same input, shuffle, state store and output shape as the job,
-    but no rules, no decoding and no state calls: each unit's values joined."""
+    """The framework floor: same input, shuffle, state store and output volume as the
+    job, but no rules, no decoding and no state calls: each bucket's records read into
+    numpy (streaming.packing.Chunk) and their values handed back as one row."""
 
     def init(self, handle) -> None:
         pass
@@ -94,17 +95,13 @@ class _JoinOnly(StatefulProcessor):
     def handleInputRows(self, key, rows, timerValues):
         import pandas as pd
 
-        by_unit: dict[bytes, list[bytes]] = {}
-        for pdf in rows:
-            for unit, _prio, _part, _off, _ts, value in packing.unpack(pdf):
-                by_unit.setdefault(unit, []).append(value)
-        yield pd.DataFrame(
-            {
-                "unit": list(by_unit),
-                "value": [b"".join(v) for v in by_unit.values()],
-                "n": [len(v) for v in by_unit.values()],
-            }
-        )
+        chunk = packing.Chunk.of_frames(rows)
+        # The bytes back in rows of 10 KiB, the size of the job's logical messages (one
+        # row of megabytes also made Spark overflow its stack formatting it at stop).
+        data = chunk.value
+        values = [data[i : i + 10240] for i in range(0, len(data), 10240)] or [b""]
+        counts = [len(chunk)] + [0] * (len(values) - 1)
+        yield pd.DataFrame({"unit": [b""] * len(values), "value": values, "n": counts})
 
     def close(self) -> None:
         pass
@@ -134,12 +131,21 @@ def _framework_floor(spark, cfg: JobConfig, segments: int) -> int:
         table = df.toArrow()
         done.append((time.monotonic(), sum(table.column("n").to_pylist())))
 
-    query = (
-        out.writeStream.foreachBatch(collect)
-        .option("checkpointLocation", f"{cfg.checkpoint}-floor")
-        .trigger(processingTime=f"{cfg.trigger_ms} milliseconds")
-        .start()
-    )
+    key = "spark.sql.streaming.checkpointFileManagerClass"  # as the job sets it
+    previous = spark.conf.get(key, None)
+    spark.conf.set(key, FS_CHECKPOINTS)
+    try:
+        query = (
+            out.writeStream.foreachBatch(collect)
+            .option("checkpointLocation", f"{cfg.checkpoint}-floor")
+            .trigger(processingTime=f"{cfg.trigger_ms} milliseconds")
+            .start()
+        )
+    finally:
+        if previous is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, previous)
     try:
         deadline = time.monotonic() + 1800
         while sum(n for _, n in done) < segments and time.monotonic() < deadline:

@@ -37,6 +37,16 @@ if TYPE_CHECKING:
 log = logging.getLogger("mqk.reassemble")
 
 
+FS_CHECKPOINTS = (
+    "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager"
+)
+
+
+def local_path(location: str) -> bool:
+    """A checkpoint on the local disk (a plain path or a file: URL)."""
+    return "://" not in location or location.startswith("file:")
+
+
 @dataclass
 class JobConfig:
     qmgr: str
@@ -151,6 +161,14 @@ class ReassemblyJob:
         )
         # Per-query settings: the query keeps the session's conf as it was at start.
         query_conf: dict[str, str] = {}
+        if local_path(cfg.checkpoint):
+            # Without Hadoop's native library (pyspark ships none), the default
+            # FileContext-based manager's renames fork a `readlink` per path and file
+            # creations a `chmod`: ~20 processes forked from the driver JVM every
+            # micro-batch (offset log, commit log, each state store's changelog). The
+            # FileSystem-based one renames through java.io.File (an atomic rename on a
+            # local disk): ~5 forks, and a no-data micro-batch 470 -> 370 ms here.
+            query_conf["spark.sql.streaming.checkpointFileManagerClass"] = FS_CHECKPOINTS
         if cfg.shuffle_partitions:
             query_conf["spark.sql.shuffle.partitions"] = str(cfg.shuffle_partitions)
         if cfg.available_now:

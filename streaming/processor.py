@@ -27,9 +27,7 @@ from mqk_avro import codec, outputs
 from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
-from adapter.core import recordrules
-from adapter.shim import records
-from streaming import keyindex, packing
+from streaming import fastunits, keyindex, packing
 from streaming.assembly import OpenUnit, Outcome, Piece, advance
 
 OUTPUT_SCHEMA = (
@@ -77,6 +75,21 @@ def unit_from_row(row: tuple) -> OpenUnit:
     )
 
 
+# Output columns' values where a row has none of its own.
+_DEFAULTS = {
+    "prio": -1,
+    "part": -1,
+    "off": -1,
+    "last_ts": 0,
+    "pieces": 0,
+    "open": 0,
+    "dups": 0,
+    "corrupt": 0,
+    "next_expiry": -1,
+    "busy_ms": 0.0,
+}
+
+
 class _Rows:
     """Column lists of the output frame."""
 
@@ -86,25 +99,26 @@ class _Rows:
         }
 
     def add(self, kind: str, bucket: int, key: bytes = b"", value: bytes = b"", **extra) -> None:
-        row = {
-            "kind": kind,
-            "bucket": bucket,
-            "key": key,
-            "value": value,
-            "prio": -1,
-            "part": -1,
-            "off": -1,
-            "last_ts": 0,
-            "pieces": 0,
-            "open": 0,
-            "dups": 0,
-            "corrupt": 0,
-            "next_expiry": -1,
-            "busy_ms": 0.0,
-            **extra,
-        }
+        row = {"kind": kind, "bucket": bucket, "key": key, "value": value, **_DEFAULTS, **extra}
         for name, col in self.cols.items():
             col.append(row[name])
+
+    def extend(self, kind: str, bucket: int, keys: list, values: list, **extra: list) -> None:
+        """Rows of one kind at once: `extra` holds a column's values (a list per name)."""
+        n = len(keys)
+        for name, col in self.cols.items():
+            if name == "kind":
+                col.extend([kind] * n)
+            elif name == "bucket":
+                col.extend([bucket] * n)
+            elif name == "key":
+                col.extend(keys)
+            elif name == "value":
+                col.extend(values)
+            elif name in extra:
+                col.extend(extra[name])
+            else:
+                col.extend([_DEFAULTS[name]] * n)
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.cols)
@@ -137,28 +151,15 @@ class ReassemblyProcessor(StatefulProcessor):
     def handleInputRows(self, key, rows, timerValues) -> Iterator[pd.DataFrame]:
         started = time.perf_counter()
         now = timerValues.getCurrentProcessingTimeInMs()
-        by_unit: dict[bytes, list[Piece]] = {}
-        native = corrupt = 0
-        for pdf in rows:
-            for unit, prio, part, off, ts, value in packing.unpack(pdf):
-                env = records.envelope_of(unit, value)
-                if env is None:
-                    if records.unreadable(unit, value) is None:
-                        # A Kafka producer's native record: never a segment or a group
-                        # member, so nothing to reassemble; MQGET serves it as it is.
-                        native += 1
-                    else:
-                        corrupt += 1  # an envelope that does not decode (truncated, ...)
-                    continue
-                if recordrules.impossible_field(env) is not None:
-                    # No MQPUT wrote it (Persistence 7, Priority -5, ...): never a piece
-                    # of a logical message. Getters move it to the dead-letter queue
-                    # (shim/corrupt.py); the job leaves it out and counts it.
-                    corrupt += 1
-                    continue
-                by_unit.setdefault(unit, []).append(Piece(prio, part, off, ts, value, env))
+        batch = fastunits.split(packing.Chunk.of_frames(rows), now)
         yield self._process(
-            int(key[0]), by_unit, now, ignored=native, corrupt=corrupt, started=started
+            int(key[0]),
+            batch.by_unit,
+            now,
+            fast=batch,
+            ignored=batch.native,
+            corrupt=batch.corrupt,
+            started=started,
         )
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator[pd.DataFrame]:
@@ -193,6 +194,7 @@ class ReassemblyProcessor(StatefulProcessor):
         by_unit: dict[bytes, list[Piece]],
         now: int,
         *,
+        fast: fastunits.Split | None = None,
         ignored: int = 0,
         corrupt: int = 0,
         fired: int | None = None,
@@ -207,6 +209,41 @@ class ReassemblyProcessor(StatefulProcessor):
         tomb: set[bytes] | None = None
         out = _Rows()
         finished: list[bytes] = []
+        if fast is not None and len(fast.done):
+            # Units complete in this chunk: what advance would write, without its Python
+            # per piece and without per-unit state (unless the state holds pieces of one).
+            done = fast.done
+            segmented = done.segmented.tolist()
+            counts = done.counts.tolist()
+            keys, units = fast.units()
+            take, taken = [], []
+            for unit_key, u in zip(keys, units.tolist(), strict=True):
+                if unit_key in index:
+                    by_unit.setdefault(unit_key, []).extend(fast.pieces(fast.records_of(u)))
+                    continue
+                if segmented[u] and self.dedupe_ms > 0:
+                    if tomb is None:
+                        tomb = self._tombstoned()
+                    if unit_key in tomb:
+                        ignored += counts[u]
+                        continue
+                take.append(u)
+                taken.append(unit_key)
+                if segmented[u]:
+                    finished.append(unit_key)
+            firsts = done.order[done.starts[take]]
+            chunk = fast.chunk
+            out.extend(
+                "msg",
+                bucket,
+                taken,  # the record keys: GroupId, or MsgId outside groups
+                fast.messages(take),
+                prio=chunk.prio[firsts].tolist(),
+                part=chunk.part[firsts].tolist(),
+                off=chunk.off[firsts].tolist(),
+                last_ts=done.last_ts[take].tolist(),
+                pieces=done.counts[take].tolist(),
+            )
         for unit_key, pieces in by_unit.items():
             if self.dedupe_ms > 0 and unit_key not in index and not all_standalone(pieces):
                 if tomb is None:

@@ -29,13 +29,18 @@ def priority_of(topic: Column, topics: dict[str, int]) -> Column:
 def packed_queue_stream(
     spark: SparkSession, bootstrap: str, qmgr: str, queue: str, *, pack: bool = True, **options
 ) -> DataFrame:
-    """queue_stream's rows in the processor's input shape (bucket, unit[], prio[], part[],
-    off[], ts[], value[]): packed per bucket before the shuffle (streaming.packing), or
-    with `pack=False` one row per record, each list of one element (the unpacked
-    pipeline, kept to measure against)."""
+    """queue_stream's rows in the processor's input shape (streaming.packing.PACKED_SCHEMA):
+    packed per bucket before the shuffle, or with `pack=False` one row per record, each
+    list of one element (the unpacked pipeline, kept to measure against)."""
     rows = queue_stream(spark, bootstrap, qmgr, queue, **options)
     if not pack:
-        return rows.select("bucket", *(F.array(c).alias(c) for c in packing.COLUMNS))
+        cols = {name: F.array(name).alias(name) for name in packing.LISTS}
+        for name in packing.BLOBS:
+            col = F.col(name)
+            cols[name] = F.coalesce(col, F.lit(b"")).alias(name)
+            length = F.when(col.isNull(), F.lit(-1)).otherwise(F.length(col))
+            cols[name + "_len"] = F.array(length).alias(name + "_len")
+        return rows.select(*(cols.get(n, n) for n in packing.PACKED_NAMES))
     return rows.mapInArrow(packing.pack_partition, packing.PACKED_SCHEMA)
 
 

@@ -138,10 +138,20 @@ class GetRequest:
         """The get takes the next message in physical order: no logical order, no
         message under a cursor, no MsgId/CorrelId/GroupId/MsgSeqNumber/Offset matching
         (the read-ahead buffer serves such gets; a selector's rejected run is skipped)."""
+        return not self.logical and self._unmatched
+
+    @property
+    def in_plain_logical_order(self) -> bool:
+        """LOGICAL_ORDER with nothing to match and no message under a cursor: the next
+        message of the current group or logical message, else the first of the next
+        (what logical_run looks ahead at)."""
+        return self.logical and self._unmatched
+
+    @property
+    def _unmatched(self) -> bool:
         mo = self.match
         return (
             not self.under_cursor
-            and not self.logical
             and not (mo & C.MQMO_MATCH_MSG_ID and self.msg_id != C.MQMI_NONE)
             and not (mo & C.MQMO_MATCH_CORREL_ID and self.correl_id != C.MQCI_NONE)
             and not mo & _V2_MATCH_OPTIONS
@@ -364,6 +374,32 @@ def candidates(
         if all_segs and not _logical_complete(view, item):
             continue
         yield item
+
+
+def logical_run(
+    view: QueueView,
+    cursor: GetCursor,
+    req: GetRequest,
+    first: Item,
+    n: int,
+    selects: Callable[[Item], bool] | None = None,
+) -> list[Item]:
+    """`first` and the items the next gets with the same request would take after it,
+    in logical order, as the view stands (at most n in all): the rest of its group
+    member by member, then the next group's. A destructive get in logical order takes
+    exactly the next one, so a get lease may lock these ahead (shim/getlease.py) but
+    hand out only the first candidate of each get."""
+    run = [first]
+    taken = {first.key}
+    cur = advance(cursor, first, req)
+    while len(run) < n:
+        nxt = next((i for i in candidates(view, cur, req, selects) if i.key not in taken), None)
+        if nxt is None or check_item(nxt, cur, req) is not None:
+            break
+        run.append(nxt)
+        taken.add(nxt.key)
+        cur = advance(cur, nxt, req)
+    return run
 
 
 def complete_message(view: QueueView, item: Item) -> list[Item]:

@@ -70,8 +70,9 @@ class AliasBinding:
 
     def refresh(self) -> bool:
         """True when the alias's attributes changed since the last call (self.qdef is
-        the new definition); MQRC_OBJECT_CHANGED when its resolution did."""
-        mark = self.state.definition()
+        the new definition); MQRC_OBJECT_CHANGED when its resolution did. Asked by
+        QueueHandle.current, after the call's run-state check."""
+        mark = self.state.definition(in_call=True)
         if mark == self._mark:
             return False
         alias = self.catalog.lookup(self.name, refresh=True)

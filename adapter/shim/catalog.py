@@ -533,12 +533,13 @@ class Catalog:
         return {k: v for k, v in self._read_all().items() if is_queue_key(k)}
 
     # -- the queue manager object (ALTER QMGR) -------------------------------------
-    def qmgr_def(self) -> QMgrDef:
+    def qmgr_def(self, *, in_call: bool = False) -> QMgrDef:
         """The queue manager's attributes. Cached while its definition mark (kept where
         a queue's is, under QMGR_KEY) is unchanged, so every call can ask at no round
-        trip and an ALTER QMGR by any process is seen by the next call."""
+        trip and an ALTER QMGR by any process is seen by the next call. `in_call`: the
+        mark as of the MQI call's start (redis_marks.py)."""
         st = self.store.queue(QMGR_KEY)
-        mark = st.definition()
+        mark = st.definition(in_call=in_call)
         if mark is not None and mark == self._qmgr_mark and self._qmgr_def is not None:
             return self._qmgr_def
         if mark == _DEFAULT_QMGR_MARK:

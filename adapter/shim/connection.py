@@ -4,8 +4,10 @@ It builds the backends (Kafka and Redis by default, or the ones given: the in-me
 backends of the fast tests), the pump, the unit of work, the catalog, and opens queue
 handles on them. Servers that cannot be reached at MQCONN give MQRC_HOST_NOT_AVAILABLE
 (2538), as an MQ client that cannot reach the host in its connection name
-(https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q045380_.html); a connection that
-breaks afterwards gives MQRC_CONNECTION_BROKEN (2009). Never a hang.
+(https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q045380_.html); refused credentials
+give MQRC_NOT_AUTHORIZED (2035) and a failed TLS handshake MQRC_SSL_INITIALIZATION_ERROR
+(2393) (shim/authority.py); a connection that breaks afterwards gives
+MQRC_CONNECTION_BROKEN (2009). Never a hang.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from adapter.core.resolution import (
 from adapter.core.selector import compile_selector
 from adapter.redact import redact
 from adapter.shim import qstats
-from adapter.shim.authority import QueueAuthority, not_authorized
+from adapter.shim.authority import QueueAuthority, not_authorized, tls_failed
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import SYSTEM, Clock
 from adapter.shim.context import DEFAULT_CONTEXT
@@ -111,7 +113,13 @@ class Connection:
         self.conn_id = uuid.uuid4().hex[:12]
         self.clock = clock or SYSTEM
         eps = config.endpoints(kafka_bootstrap, redis_url)
-        self.log = log_backend or KafkaLog(eps.kafka_bootstrap, self.conn_id, credentials)
+        try:
+            self.log = log_backend or KafkaLog(eps.kafka_bootstrap, self.conn_id, credentials)
+        except KafkaException as exc:
+            if not not_authorized(exc):
+                raise
+            log.warning("MQCONN %s: the credentials are refused: %s", qmgr, redact(str(exc)))
+            raise fail(C.MQRC_NOT_AUTHORIZED) from exc
         self.store = store or RedisStore(eps.redis_url, qmgr, self.clock.now_ms)
         try:
             self.store.ping()
@@ -122,6 +130,10 @@ class Connection:
                 log.warning("MQCONN %s: the servers refused the credentials: %s", qmgr,
                             redact(str(exc)))  # fmt: skip
                 raise fail(C.MQRC_NOT_AUTHORIZED) from exc
+            if tls_failed(exc):  # certificates refused in the handshake: 2393
+                log.warning("MQCONN %s: the TLS handshake with the servers failed: %s", qmgr,
+                            redact(str(exc)))  # fmt: skip
+                raise fail(C.MQRC_SSL_INITIALIZATION_ERROR) from exc
             log.warning("MQCONN %s: the servers cannot be reached: %s", qmgr, redact(str(exc)))
             raise fail(C.MQRC_HOST_NOT_AVAILABLE) from exc
         self._closed = False
@@ -415,6 +427,9 @@ class Connection:
         return self.pubsub.topics.lookup(name)
 
     def delete_queue(self, name: str, purge: bool = False) -> None:
+        # This connection's acks and puts to the queue land before its topics go (else
+        # the producer retries them until message.timeout.ms: shim/dynamic.py).
+        self.barrier()
         self.catalog.delete(name, purge=purge)
 
     def qmgr_def(self) -> QMgrDef:

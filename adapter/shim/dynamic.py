@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 
 from adapter import config
 from adapter.core import cmqc as C
@@ -56,11 +57,21 @@ def unique_suffix() -> str:
 
 
 class DynamicQueues:
-    def __init__(self, catalog: Catalog, store: StateStore, clock: Clock, owner: str) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        store: StateStore,
+        clock: Clock,
+        owner: str,
+        settle: Callable[[], None] = lambda: None,
+    ) -> None:
+        """`settle`: this connection's writes on their way to Kafka land (the pump's
+        barrier), called before a queue's topics are deleted."""
         self.catalog = catalog
         self.store = store
         self.clock = clock
         self.owner = owner  # the mutex owner: this connection
+        self._settle = settle
         self._swept_at: float | None = None
 
     # -- MQOPEN of a model queue ---------------------------------------------------------
@@ -116,10 +127,15 @@ class DynamicQueues:
         has to end); `drop_storage` finishes it."""
         self.catalog.forget(qdef.name)
         if not storage_later:
-            self.catalog.drop_storage(qdef)
+            self.drop_storage(qdef)
         log.info("deleted dynamic queue %s", qdef.name)
 
     def drop_storage(self, qdef: QueueDef) -> None:
+        # This connection's acks of gets from the queue (batched by the pump) and its
+        # asynchronous puts may still be on their way: once the topics are gone, the
+        # producer would retry them until message.timeout.ms, and the connection's next
+        # barrier (MQDISC's) would wait that long and answer MQRC_CONNECTION_BROKEN.
+        self._settle()
         self.catalog.drop_storage(qdef)
 
     # -- after a crash -----------------------------------------------------------------

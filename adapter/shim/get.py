@@ -190,7 +190,7 @@ class Getter:
         deadline = None if wait_ms == C.MQWI_UNLIMITED else clock.monotonic() + wait_ms / 1000
         if stale:
             reader.catch_up()
-        else:
+        elif clock.monotonic() - reader.pumped_at > config.PUMP_GAP_S:
             reader.pump(0)
         fresh = stale
         held = self.svc.txn.held_gets()
@@ -327,8 +327,15 @@ class Getter:
                         held.item, [held.item], req, None, removed=True, env=held.env, in_uow=True
                     )
             if leased:
+                run = batch
+                if req.logical and not self.lease.holds(batch[0].key):
+                    # What this handle's next gets take, to lock in one claim; `batch`
+                    # (its first free candidate) stays what a plain claim takes.
+                    run = gr.logical_run(
+                        view, sel_cursor, req, batch[0], config.GET_LEASE_BATCH, self._selects
+                    )
                 got = self.lease.take(
-                    batch,
+                    run,
                     req,
                     max_length,
                     self._stats(),

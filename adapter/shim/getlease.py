@@ -82,8 +82,12 @@ class GetLease:
         return key in self._held
 
     def serves(self, req: gr.GetRequest) -> bool:
-        """A plain destructive get of the next message in physical order."""
-        return self.enabled and req.in_physical_order and not req.options & _NOT_SERVED
+        """A plain destructive get of the next message in physical or logical order."""
+        return (
+            self.enabled
+            and (req.in_physical_order or req.in_plain_logical_order)
+            and not req.options & _NOT_SERVED
+        )
 
     def take(
         self,
@@ -97,7 +101,9 @@ class GetLease:
         """The message this get returns and its added BackoutCount: consumed, or for a
         get in a unit of work locked for it (`uow_owner()`, which begins it), either
         write-behind; None: the caller claims the usual way. `batch`: the handle's next
-        candidates in order; `forget` drops one found consumed by another."""
+        candidates in order (in logical order, the messages its next gets take: only the
+        first may be handed out, getrules.logical_run); `forget` drops one found consumed
+        by another."""
         with self._lock:
             return self._take(batch, req, max_length, stats, forget, uow_owner)
 
@@ -124,7 +130,9 @@ class GetLease:
             self.on_held(self)
         for i in claim.gone:
             forget(run[i].key)
-        for item in run:  # the first one this handle now holds, in the selection's order
+        # The first one this handle now holds, in the selection's order; in logical
+        # order only the next message itself (another getter's lock on it is a wait).
+        for item in run[:1] if req.logical else run:
             got = self._hand_out(item, stats, to_owner)
             if got is not None:
                 return item, got
@@ -158,7 +166,7 @@ class GetLease:
         backout, until = held
         if self.clock.monotonic() > until:
             return None  # too near the lease's end to be sure no one else takes it
-        if self.state.epoch_mark() != self._epoch:
+        if self.state.epoch_mark(in_call=True) != self._epoch:
             self._held.clear()  # the state was lost, and the run's locks with it
             return None
         lease_ms = config.LEASE_MS if to_owner else 0

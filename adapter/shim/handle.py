@@ -138,7 +138,7 @@ class QueueHandle:
         if self.gone:
             raise fail(C.MQRC_Q_DELETED)
         changed = self.alias is not None and self.alias.refresh()
-        mark = self.state.definition()
+        mark = self.state.definition(in_call=True)  # after the call's run-state check
         if mark != self._mark:
             self._changed(mark)
             changed = True

@@ -31,6 +31,7 @@ from confluent_kafka.admin import (
 from adapter import config
 from adapter.core.oam import AclRow
 from adapter.logs import kafka_logger
+from adapter.shim.authority import kafka_tls_refused
 from adapter.shim.log import TopicSpec
 
 log = logging.getLogger("mqk.shim.kafka")
@@ -64,6 +65,10 @@ _STALE_METADATA = {
     KafkaError.REQUEST_TIMED_OUT,
 }
 
+# What error_cb reports that no retry mends: refused SASL credentials (and a TLS
+# handshake refused on certificates: authority.kafka_tls_refused).
+_REFUSED = frozenset({KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED})
+
 _MAX_RECORD = 100 * 1024 * 1024
 
 
@@ -91,10 +96,20 @@ class KafkaLog:
         )
         protocol = str(self.conf.get("security.protocol", "plaintext")).lower()
         if credentials is not None and protocol.startswith("sasl"):
+            if not all(credentials):
+                # A user id without its password (or the reverse) is no valid pair: MQ's
+                # answer is 2035 (CONNAUTH checks "that if a user ID and password are
+                # provided by an application, they are a valid pair",
+                # https://ibm.com/docs/SSFKSJ_9.3.0/secure/q113250_.html), where
+                # librdkafka would refuse to build the client at all (_INVALID_ARG).
+                raise KafkaException(
+                    KafkaError(KafkaError._AUTHENTICATION, "MQCSP: no password for the user id")
+                )
             self.conf["sasl.username"], self.conf["sasl.password"] = credentials
-        # Credentials the cluster refused (librdkafka reports them to error_cb only,
-        # served by poll(); a metadata call merely times out): MQCONN answers 2035 at
-        # once instead of retrying for MQK_BROKEN_AFTER_S.
+        # Credentials the cluster refused, or a TLS handshake refused on certificates
+        # (librdkafka reports them to error_cb only, served by poll(); a metadata call
+        # merely times out): MQCONN answers 2035 / 2393 at once instead of retrying for
+        # MQK_BROKEN_AFTER_S (shim/authority.py tells them apart).
         self.refused: KafkaError | None = None
         self.admin = self._new_admin()
         self._admin_made = time.monotonic()
@@ -106,7 +121,7 @@ class KafkaLog:
         return AdminClient({**self.conf, "error_cb": self._on_error})
 
     def _on_error(self, err: KafkaError) -> None:
-        if err.code() in (KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED):
+        if err.code() in _REFUSED or kafka_tls_refused(err):
             self.refused = err
 
     def _fresh_admin(self) -> None:
@@ -172,7 +187,7 @@ class KafkaLog:
                 self.admin.list_topics(timeout=min(1.0, config.BROKEN_AFTER_S))
                 return
             except KafkaException:
-                self.admin.poll(0)  # serves error_cb: refused credentials
+                self.admin.poll(0)  # serves error_cb: refused credentials or TLS
                 if self.refused is not None:
                     raise KafkaException(self.refused) from None
                 if time.monotonic() > deadline:

@@ -502,7 +502,7 @@ class MemoryQueueState:
         with self._store._call():
             return self._d().epoch is not None
 
-    def epoch_mark(self) -> str | None:
+    def epoch_mark(self, *, in_call: bool = False) -> str | None:
         with self._store._call():
             return self._d().epoch
 
@@ -558,7 +558,7 @@ class MemoryQueueState:
             return counts
 
     # -- definition and DELETE QLOCAL ------------------------------------------------
-    def definition(self) -> str | None:
+    def definition(self, *, in_call: bool = False) -> str | None:
         with self._store._call():
             return self._d().definition
 

@@ -101,7 +101,11 @@ class Pump:
         self._depth_flushing = threading.Lock()
         self._acks_flushing = threading.Lock()
         self._in_flight = 0
-        self._sync_waiters = 0
+        # Held by whoever serves the producer's delivery reports. librdkafka's flush()
+        # polls in 10 ms slices: a report another thread's poll() takes from under it
+        # leaves it asleep for the rest of its slice (a sync MQPUT or a barrier then
+        # costs 10 ms). The pump only polls when no flush holds it, and never waits.
+        self._serving = threading.Lock()
         self._status = AsyncStatus()
         self._callbacks: dict[tuple[str, bool], Callable] = {}
         self.loop_failures = 0
@@ -119,15 +123,13 @@ class Pump:
     def _loop(self) -> None:
         while not self._closed.is_set():
             try:
-                if self._sync_waiters:
-                    # A sync MQPUT is flushing: if this thread polled too, it could take
-                    # that put's delivery report and make it wait out a polling slice.
-                    self._closed.wait(config.PUMP_INTERVAL_S)
-                    continue
-                # Never block inside poll(): a sync MQPUT starting meanwhile would find
-                # its delivery report taken here, and its flush() would sleep out a 10 ms
-                # polling slice (that cost every sync put ~1 ms on average).
-                self.producer.poll(0)
+                # Never block inside poll() (a flush waits for it), and never while a
+                # flush runs (it would take the flush's delivery report).
+                if self._serving.acquire(blocking=False):
+                    try:
+                        self.producer.poll(0)
+                    finally:
+                        self._serving.release()
                 self.flush_depth()
                 self.flush_acks()
                 self._on_tick()
@@ -234,7 +236,8 @@ class Pump:
     def async_status(self, reset: bool = True) -> AsyncStatus:
         """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR): the figures since the last call; a call that
         returns them resets them, as MQ's does."""
-        self.producer.poll(0)
+        with self._serving:
+            self.producer.poll(0)
         with self._lock:
             status = self._status
             if reset:
@@ -246,13 +249,8 @@ class Pump:
     def wait_delivered(self, timeout: float) -> bool:
         """Block until everything produced is acknowledged (the pump stands aside
         meanwhile). False on timeout."""
-        with self._lock:
-            self._sync_waiters += 1
-        try:
+        with self._serving:
             return self.producer.flush(timeout) == 0
-        finally:
-            with self._lock:
-                self._sync_waiters -= 1
 
     @property
     def puts_in_flight(self) -> bool:
@@ -343,6 +341,6 @@ class Pump:
         """Read-your-writes: every put of this connection is on Kafka and counted, and
         every consumption is in the ack logs."""
         self.flush_acks()
-        if self.producer.flush(config.BROKEN_AFTER_S):
+        if not self.wait_delivered(config.BROKEN_AFTER_S):
             raise fail(C.MQRC_CONNECTION_BROKEN)
         self.flush_depth()

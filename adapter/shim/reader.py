@@ -8,6 +8,7 @@ envelope (MQMD fields + payload) is kept beside it until the item leaves the vie
 
 from __future__ import annotations
 
+import heapq
 import logging
 from typing import Any
 
@@ -40,6 +41,11 @@ class QueueReader:
         self.closed = False
         self.view = QueueView()
         self.envelopes: dict[Key, dict] = {}
+        # Per lane (priority, partition), a min-heap of the offsets put in the view, dead
+        # ones dropped lazily: the lane's lowest offset still on the queue in amortised
+        # O(1) (low_watermarks), not a scan of the whole view every ADVANCE_EVERY gets.
+        self._offsets: dict[tuple[int, int], list[int]] = {}
+        self._heaped = 0  # entries in those heaps, live or dead
         self.bad_records = 0
         # Records that cannot be delivered (shim/corrupt.py): never in the view.
         self.corrupt = CorruptRecords()
@@ -53,6 +59,7 @@ class QueueReader:
         # Next offset to read per lane: everything below it is in the view or consumed.
         self.position: dict[str, int] = {}
         self.caught_up_at = -1e9  # monotonic time of the last catch_up
+        self.pumped_at = -1e9  # monotonic time of the last take from the consumer
         self._parts = [(t, p) for t in self._topic_prio for p in range(qdef.partitions)]
         self.consumer = log_backend.reader()
         lows = state.lows()
@@ -81,6 +88,7 @@ class QueueReader:
     def pump(self, timeout: float = 0.0, max_records: int = 2000) -> int:
         """Move newly committed records into the view; returns how many arrived."""
         n = 0
+        self.pumped_at = self.clock.monotonic()
         # consume(n, timeout) waits out its whole timeout unless n records arrive, so
         # wait in poll() for the first record and then take what is already there.
         first = self.consumer.poll(timeout) if timeout > 0 else None
@@ -145,8 +153,7 @@ class QueueReader:
             if bad is not None:
                 self._set_aside(item, env, *bad)
                 continue
-            self.envelopes[key] = env
-            self.view.add(item)
+            self._add(item, env)
             n += 1
         if self._native:
             self._count_native()
@@ -216,8 +223,17 @@ class QueueReader:
         """A message this reader's handle got under syncpoint is on the queue again
         (backout, or a prefetched message released), in its original position."""
         if not self.closed and item.key not in self.envelopes:
-            self.envelopes[item.key] = env
-            self.view.add(item)
+            self._add(item, env)
+
+    def _add(self, item: Item, env: dict[str, Any]) -> None:
+        key = item.key
+        self.envelopes[key] = env
+        self.view.add(item)
+        heap = self._offsets.get(key[:2])
+        if heap is None:
+            heap = self._offsets[key[:2]] = []
+        heapq.heappush(heap, key[2])
+        self._heaped += 1
 
     def forget(self, key: Key) -> None:
         """The item left the queue (consumed by anyone, or expired)."""
@@ -230,11 +246,25 @@ class QueueReader:
         lows = dict(self.position)
         for ln, low in self.corrupt.lows().items():  # still on the queue
             lows[ln] = min(lows.get(ln, low), low)
-        for item in self.view:
-            ln = lane(item.key[0], item.key[1])
-            if item.key[2] < lows.get(ln, 1 << 62):
-                lows[ln] = item.key[2]
+        live = self.envelopes
+        if self._heaped > 2 * len(live) + 1024:  # dead entries buried under a low one
+            self._rebuild_offsets()
+        for (prio, part), heap in self._offsets.items():
+            while heap and (prio, part, heap[0]) not in live:
+                heapq.heappop(heap)
+                self._heaped -= 1
+            if heap:
+                ln = lane(prio, part)
+                lows[ln] = min(lows.get(ln, heap[0]), heap[0])
         return lows
+
+    def _rebuild_offsets(self) -> None:
+        offsets: dict[tuple[int, int], list[int]] = {}
+        for prio, part, offset in self.envelopes:
+            offsets.setdefault((prio, part), []).append(offset)
+        for heap in offsets.values():
+            heapq.heapify(heap)
+        self._offsets, self._heaped = offsets, len(self.envelopes)
 
     def close(self) -> None:
         self.closed = True

@@ -26,12 +26,15 @@ on a state the failover may have cut short.
 from __future__ import annotations
 
 import logging
+import socket
+import ssl
 import threading
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import redis
 from redis.backoff import ExponentialBackoff
 from redis.cluster import ClusterNode, RedisCluster
+from redis.connection import parse_url
 from redis.retry import Retry
 from redis.sentinel import Sentinel, SentinelManagedConnection
 
@@ -89,6 +92,44 @@ def connect(url: str, qmgr: str) -> redis.Redis:
             **CLIENT_OPTIONS,
         )
     return redis.Redis.from_url(url, **CLIENT_OPTIONS)
+
+
+def tls_refusal(url: str, wait_s: float = 1.0) -> ssl.SSLError | None:
+    """For a `rediss://` URL: the server's TLS refusal of this client, if it makes one.
+
+    A Redis that requires a client certificate (`tls-auth-clients yes`) and gets none, or
+    one it does not trust, refuses it with an alert once the client's side of a TLS 1.3
+    handshake is done, and closes. redis-py writes its first command at once, and that
+    write meets the closed connection: an EOF, indistinguishable from a server going
+    away, while the alert that says why is never read. This diagnosis (made only after
+    such an EOF) opens one connection with the URL's TLS settings, completes its
+    handshake, sends nothing, and waits `wait_s` for the server's first bytes: an alert
+    is returned; silence, an EOF or a handshake this client refuses itself (redis-py
+    reports those directly) give None."""
+    parts = urlsplit(url)
+    if parts.scheme != "rediss":
+        return None
+    opts = parse_url(url)
+    context = ssl.create_default_context(cafile=opts.get("ssl_ca_certs"))
+    context.check_hostname = False  # the server's alert is sought, not our verdict
+    if opts.get("ssl_certfile"):
+        context.load_cert_chain(opts["ssl_certfile"], opts.get("ssl_keyfile"))
+    host, port = opts.get("host", "localhost"), int(opts.get("port", 6379))
+    try:
+        with (
+            socket.create_connection((host, port), timeout=wait_s) as raw,
+            context.wrap_socket(raw, server_hostname=host) as tls,
+        ):
+            tls.settimeout(wait_s)
+            try:
+                tls.recv(1)
+            except (ssl.SSLEOFError, ssl.SSLZeroReturnError, ssl.SSLSyscallError):
+                return None
+            except ssl.SSLError as refusal:
+                return refusal
+    except OSError:  # unreachable, our own verdict on its certificate, a timeout
+        return None
+    return None
 
 
 def _sentinel(parts, qmgr: str) -> redis.Redis:

@@ -1,9 +1,18 @@
 """Definition marks and the run state are read on every MQPUT and MQGET, so they are
-cached in the process and kept current by Redis itself: `_DefinitionMarks` reads them on
+cached in the process and kept current by Redis itself: `DefinitionMarks` reads them on
 its own RESP3 connection with CLIENT TRACKING on, and Redis pushes an invalidation on that
 connection whenever a mark it read changes (or the database is flushed). A check is then a
-poll of that socket (~0.5 µs), not a round trip. (redis-py's own client-side cache needs Redis 7.4;
+poll of that socket, not a round trip. (redis-py's own client-side cache needs Redis 7.4;
 CLIENT TRACKING itself is Redis 6.)
+
+One poll per MQI call on the hot path, not one per mark read: each poll lets another
+thread take the interpreter lock (an async MQPUT read three marks: 89 us a call with a
+poll each, 52 us with none). Every MQI call starts with the run-state check
+(runstate.py), whose read polls; the marks the engine reads later in the same call
+(QueueHandle.current, the queue manager's attributes, a get lease's epoch) are read
+`in_call`: from the cache as it stood at that thread's poll, if that was within CALL_S.
+So a call sees every ALTER, DELETE or endmqm that completed before it started, and reads
+marks as of its start. Any other read polls first, as before.
 """
 
 from __future__ import annotations
@@ -11,10 +20,17 @@ from __future__ import annotations
 import logging
 import select
 import threading
+from time import perf_counter
 
 import redis
 
 log = logging.getLogger("mqk.shim.redis_marks")
+
+# How long after a thread's poll its reads trust the cache: longer than any call's reads
+# after its start (microseconds apart), short enough that a thread outside MQI calls
+# (which never polls through `current`) is never behind by more than this.
+CALL_S = 0.002
+_UNREAD = object()
 
 
 class DefinitionMarks:
@@ -35,6 +51,7 @@ class DefinitionMarks:
         self._cache: dict[str, bytes | None] = {}
         # The application's threads and the pump may ask at once; one socket.
         self._lock = threading.Lock()
+        self._polled = threading.local()  # .at: perf_counter() of this thread's last poll
 
     def _invalidated(self, message) -> None:
         keys = message[1] if len(message) > 1 else None
@@ -66,13 +83,25 @@ class DefinitionMarks:
         while conn.can_read(timeout=0):
             conn.read_response(push_request=True)
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str, *, in_call: bool = False) -> bytes | None:
+        """The mark now (every push that arrived applied first); `in_call`: a read later
+        in an MQI call, which may take it as of this thread's poll at the call's start
+        (within CALL_S)."""
+        now = perf_counter()
+        if in_call and now - getattr(self._polled, "at", -1.0) < CALL_S:
+            value = self._cache.get(key, _UNREAD)  # one dict read: atomic under the GIL
+            if value is not _UNREAD:
+                return value
+        return self._read(key, now)
+
+    def _read(self, key: str, now: float) -> bytes | None:
         with self._lock:
             for attempt in (1, 2):
                 try:
                     conn = self._connection()
                     if self._poller.poll(0):  # pushes arrived (or the server hung up)
                         self._drain(conn)
+                    self._polled.at = now
                     if key in self._cache:
                         return self._cache[key]
                     conn.send_command("GET", key)
@@ -111,7 +140,7 @@ class PlainMarks:
     def __init__(self, client) -> None:
         self._client = client
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str, *, in_call: bool = False) -> bytes | None:
         return self._client.get(key)
 
     def close(self) -> None:

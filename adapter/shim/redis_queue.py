@@ -289,9 +289,9 @@ class RedisQueueState:
     def has_epoch(self) -> bool:
         return bool(self.r.exists(self.prefix + "epoch"))
 
-    def epoch_mark(self) -> str | None:
+    def epoch_mark(self, *, in_call: bool = False) -> str | None:
         # Through the client-tracking cache: a FLUSHALL or a rebuild invalidates it.
-        raw = self._marks.get(self.prefix + "epoch")
+        raw = self._marks.get(self.prefix + "epoch", in_call=in_call)
         return None if raw is None else raw.decode()
 
     def ack_position(self) -> int:
@@ -326,8 +326,8 @@ class RedisQueueState:
                         counts[k] += 1
         return counts
 
-    def definition(self) -> str | None:
-        raw = self._marks.get(self.prefix + "def")
+    def definition(self, *, in_call: bool = False) -> str | None:
+        raw = self._marks.get(self.prefix + "def", in_call=in_call)
         return None if raw is None else raw.decode()
 
     def set_definition(self, mark: str) -> None:

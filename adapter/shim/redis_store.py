@@ -8,12 +8,14 @@ redis_conn.py; write-behind calls: writebehind.py.
 
 from __future__ import annotations
 
+import ssl
 import time
 from collections.abc import Callable
 
 import redis
 from tenacity import (
     retry,
+    retry_if_exception,
     retry_if_exception_type,
     retry_if_not_exception_type,
     stop_after_delay,
@@ -22,6 +24,7 @@ from tenacity import (
 
 from adapter import config
 from adapter.shim import redis_conn
+from adapter.shim.authority import tls_failed
 from adapter.shim.redis_keys import (
     catalog_key,
     channel_status_key,
@@ -49,6 +52,17 @@ def _no_reply(reply, resent: bool) -> None:
     """A write-behind HSET's reply carries nothing (its errors are WriteBehind's)."""
 
 
+def _tls_eof(exc: BaseException | None) -> bool:
+    """Whether an SSL EOF is among the failure's causes."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, ssl.SSLEOFError):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 class RedisStore:
     """store.StateStore on one Redis client. Transient connection errors are retried
     for MQK_BROKEN_AFTER_S where a call is safe to repeat (ping, catalog reads)."""
@@ -56,6 +70,7 @@ class RedisStore:
     def __init__(self, url: str, qmgr: str, now_ms: Callable[[], int] | None = None) -> None:
         self.qmgr = qmgr
         self.now_ms = now_ms or (lambda: int(time.time() * 1000))
+        self.url = url
         self.client = redis_conn.connect(url, qmgr)
         # MQK_REDIS_CHECK_KEYS=1 (tests): every script refuses a key it did not declare.
         check = config.REDIS_CHECK_KEYS
@@ -72,9 +87,11 @@ class RedisStore:
         self._catalog = catalog_key(qmgr)
         self._status = status_key(qmgr)
         self._transient = retry(
-            # Refused credentials are a ConnectionError to redis-py, and final: no retry.
+            # Refused credentials and a TLS handshake refused on certificates are a
+            # ConnectionError to redis-py, and final: no retry.
             retry=retry_if_exception_type((redis.ConnectionError, redis.TimeoutError))
-            & retry_if_not_exception_type(redis.AuthenticationError),
+            & retry_if_not_exception_type(redis.AuthenticationError)
+            & retry_if_exception(lambda exc: not tls_failed(exc)),
             stop=stop_after_delay(config.BROKEN_AFTER_S),
             wait=wait_exponential(multiplier=0.05, max=1.0),
             reraise=True,
@@ -108,6 +125,7 @@ class RedisStore:
         return applied
 
     def run_state(self) -> str | None:
+        # Every MQI call starts here (runstate.py): its poll of the marks' socket.
         raw = self.marks.get(self._status)
         return None if raw is None else raw.decode()
 
@@ -163,7 +181,21 @@ class RedisStore:
         return bool(self._transient(self.client.sismember)(key, name))
 
     def ping(self) -> None:
-        self._transient(self.client.ping)()
+        self._transient(self._ping)()
+
+    def _ping(self) -> None:
+        try:
+            self.client.ping()
+        except redis.ConnectionError as exc:
+            if not _tls_eof(exc):
+                raise
+            # An EOF right after a TLS handshake: perhaps the server refusing our
+            # certificate, its alert unread (redis_conn.tls_refusal says which). A
+            # refusal is final (no retry: tls_failed).
+            refusal = redis_conn.tls_refusal(self.url)
+            if refusal is None:
+                raise
+            raise redis.ConnectionError(f"Redis refused the TLS client: {refusal}") from refusal
 
     def pubsub(self) -> RedisPubSubState:
         return RedisPubSubState(self)

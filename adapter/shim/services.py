@@ -66,7 +66,7 @@ class Services:
         self.handles: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
         # Get leases holding a run (shim/getlease.py): the pump's tick gives idle ones back.
         self.leasing: set[Any] = set()
-        self.dynamic = DynamicQueues(catalog, store, clock, conn_id)
+        self.dynamic = DynamicQueues(catalog, store, clock, conn_id, settle=pump.barrier)
         # Temporary dynamic queues this connection created and has not yet deleted, by
         # creating handle id: MQDISC deletes them.
         self.temporary: dict[str, QueueDef] = {}
@@ -127,7 +127,8 @@ class Services:
     def qmgr_def(self) -> QMgrDef:
         """The queue manager's attributes (MAXHANDS, MAXUMSGS, MAXMSGL), at no round
         trip while unchanged (Catalog.qmgr_def)."""
-        return self.catalog.qmgr_def()
+        # The engine asks inside MQI calls, after their run-state check: as of its poll.
+        return self.catalog.qmgr_def(in_call=True)
 
     def open_handles(self) -> int:
         """This connection's open handles, for MAXHANDS (a handle whose queue was

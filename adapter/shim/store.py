@@ -283,9 +283,10 @@ class QueueState(Protocol):
 
     def has_epoch(self) -> bool: ...
 
-    def epoch_mark(self) -> str | None:
+    def epoch_mark(self, *, in_call: bool = False) -> str | None:
         """The state's epoch (None: lost), cheap enough for every get: a change means
-        the state was lost and rebuilt, with every lock in it."""
+        the state was lost and rebuilt, with every lock in it. `in_call`: read later in
+        an MQI call, as of the call's start (RedisStore: redis_marks.py)."""
         ...
 
     def ack_position(self) -> int:
@@ -316,11 +317,12 @@ class QueueState(Protocol):
         how many live handles there are, whatever they opened it for."""
         ...
 
-    def definition(self) -> str | None:
+    def definition(self, *, in_call: bool = False) -> str | None:
         """The definition mark: which definition is current ('<incarnation>:<digest>',
         written by the catalog at DEFINE / ALTER), DELETED after DELETE QLOCAL, None when
         unknown (never written, or the state was lost). Read on every MQPUT and MQGET, so
-        it costs no round trip while it is unchanged (RedisStore: client tracking)."""
+        it costs no round trip while it is unchanged (RedisStore: client tracking).
+        `in_call`: read later in an MQI call, as of the call's start (redis_marks.py)."""
         ...
 
     def set_definition(self, mark: str) -> None: ...

@@ -14,6 +14,14 @@ Where the servers come from, first match wins:
 3. the native launcher (`ops.stack`: Kafka from Maven jars, Debian's redis-server): a
    server it started is stopped on exit, one that was already running is left running.
 
+Secured servers: the client settings come from MQK_KAFKA_CONFIG / MQK_KAFKA_<KEY> and the
+`rediss://` URL as for any application (adapter/config.py), and every client built here
+takes them. What a test harness needs beyond the application's rights (FLUSHALL to
+simulate losing Redis) goes through the harness's own administrator when one is given
+(`admin_redis`, `admin_kafka_settings`): MQK_TEST_ADMIN_KAFKA_CONFIG (a properties file)
+and MQK_TEST_ADMIN_REDIS_URL_FILE (a file holding a Redis URL), as `mqk stack env
+--secure --harness` exports them; without them, the application's own settings.
+
 The pytest plugin (`adapter.testing`, which needs the `test` extra) and users' own tests
 both go through `MQKStack`. The launcher and testcontainers are imported only when used.
 """
@@ -29,6 +37,7 @@ import uuid
 from collections.abc import Iterator
 from types import TracebackType
 
+import redis
 from confluent_kafka.admin import AdminClient
 
 from adapter import config
@@ -258,9 +267,34 @@ def _native() -> Iterator[config.Endpoints]:
             stack.down(log=quiet, only=started)
 
 
+def admin_kafka_settings() -> dict[str, str]:
+    """The harness administrator's Kafka client settings (MQK_TEST_ADMIN_KAFKA_CONFIG),
+    else the application's own (adapter/config.py)."""
+    path = os.environ.get(config.TEST_ADMIN_KAFKA_CONFIG_ENV)
+    return config.read_properties(path) if path else kafka_settings()
+
+
+def admin_redis_url() -> str:
+    """The harness administrator's URL for the session's Redis (read from the file
+    MQK_TEST_ADMIN_REDIS_URL_FILE names), else the application's (MQK_REDIS_URL, else
+    the local stack)."""
+    path = os.environ.get(config.TEST_ADMIN_REDIS_URL_FILE_ENV)
+    if path:
+        with open(path) as f:
+            return f.read().strip()
+    return config.endpoints().redis_url
+
+
+def admin_redis(qmgr: str) -> redis.Redis:
+    """A client of the session's Redis as the harness's administrator (any MQK_REDIS_URL
+    form: FLUSHALL on a Redis Cluster reaches every primary). Close it after use."""
+    return redis_conn.connect(admin_redis_url(), qmgr)
+
+
 def purge_queue_manager(eps: config.Endpoints, qmgr: str) -> None:
     """Delete every topic and Redis key of a queue manager (test clean-up: a broker that
-    keeps eleven topics per queue for every test would grow without bound)."""
+    keeps eleven topics per queue for every test would grow without bound). The
+    application's own rights suffice: its topics and its `mqk:` keys."""
     admin = AdminClient({**kafka_settings(), "bootstrap.servers": eps.kafka_bootstrap})
     prefix = f"mqk.{naming.escape(qmgr)}."
     topics = [t for t in admin.list_topics(timeout=10).topics if t.startswith(prefix)]

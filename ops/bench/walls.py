@@ -33,8 +33,72 @@ def explain(rows: list[Row]) -> list[str]:
         if r.met is not False:
             continue
         text = _one(r, rows, shape, enc, dec, lua, ping)
+        floor = _floor(r, cost)
+        if floor:
+            text += " " + floor
         out.append(f"- **{r.pair}** (ratio {r.ratio:.2g}): {text}")
     return out
+
+
+def floor_parts(r: Row, cost: dict[str, float]) -> list[tuple[str, float]] | None:
+    """The per-message work no implementation of this pair can skip while applications
+    call pymqi's shape and the guarantees hold, each measured in this run: building the
+    MQMD and options structures (the application's part of every call), the envelope
+    that carries every MQMD field, the record's own produce or consume (the raw side's
+    cost per record), and for a destructive get outside read-ahead the consumption
+    marker written to Redis before MQGET returns (the crash guarantee). None: no floor
+    is worked out for this pair."""
+    shape = cost.get(costs.SHAPE)
+    enc, dec, marker = cost.get(costs.ENCODE), cost.get(costs.DECODE), cost.get(costs.MARKER)
+    if r.value is None or r.raw is None or r.unit != "msg/s":
+        return None
+    raw = _us(r.raw)
+    if r.section == "1 put" and "1 KiB" in r.pair and "async" in r.pair:
+        parts = [("MD + PMO", shape), ("envelope encode", enc), ("produce()", raw)]
+    elif r.section == "2 get" and "1 KiB" in r.pair:
+        parts = [("MD + GMO", shape), ("envelope decode", dec), ("consume", raw)]
+        if "read-ahead" not in r.pair:
+            parts.append(("marker write", marker))
+    elif r.section == "4 uow" and "100 messages" in r.pair:
+        parts = [
+            ("two MQMDs and options", 2 * shape if shape is not None else None),
+            ("decode + encode", (dec or 0) + (enc or 0) or None),
+            ("the raw loop's own work", raw),
+        ]
+        if not r.extra.get("read_ahead"):
+            parts.append(("marker write", marker))
+    else:
+        return None
+    if any(v is None for _, v in parts):
+        return None
+    return [(name, float(v)) for name, v in parts]
+
+
+def _floor(r: Row, cost: dict[str, float]) -> str:
+    """The best ratio the pair could reach with nothing beyond its floor (floor_parts)
+    against its target, and what the face as built costs of a call."""
+    parts = floor_parts(r, cost)
+    if parts is None or r.target is None or r.target.on != "ratio":
+        return ""
+    total = sum(v for _, v in parts)
+    best = _us(r.raw) / total
+    spelled = " + ".join(f"{name} {v:,.1f}" for name, v in parts)
+    verdict = (
+        "below the target: the target cannot be met in this call shape"
+        if best < r.target.bound
+        else "above the target: the rest is this library's own work, left to remove"
+    )
+    face = cost.get(costs.FACE_GET if r.section == "2 get" else costs.FACE_PUT)
+    face_text = (
+        f" The pymqi face as built (its checks, the request, the MQMD written back, over "
+        f"an engine that does nothing) costs {face:,.1f} us of a call."
+        if face is not None and r.section != "4 uow"
+        else ""
+    )
+    return (
+        f"Floor: {spelled} = {total:,.1f} us per message, so at best a ratio of "
+        f"{best:.2f}, {verdict}.{face_text}"
+    )
 
 
 def _one(r: Row, rows, shape, enc, dec, lua, ping) -> str:

@@ -31,7 +31,7 @@ EXPECTED = {
     "9 channel": 1,
     "10 pubsub": 4,
     "11 pairs": 1,
-    "costs": 5,
+    "costs": 8,
 }
 
 

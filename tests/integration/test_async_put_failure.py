@@ -15,6 +15,7 @@ from confluent_kafka.admin import (
 )
 
 import adapter.pymqi as pymqi
+from adapter import config
 from adapter.shim import naming
 from tests.integration.conftest import drain
 
@@ -23,7 +24,7 @@ C = pymqi.CMQC
 
 def _shrink_topic(bootstrap: str, topic: str, max_bytes: int) -> None:
     """The broker now refuses records above max_bytes on the queue's topic."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(config.kafka_client(bootstrap))
     entry = ConfigEntry(
         "max.message.bytes", str(max_bytes), incremental_operation=AlterConfigOpType.SET
     )

@@ -12,6 +12,7 @@ from confluent_kafka import Producer
 from mqk_avro import codec
 
 import adapter.pymqi as pymqi
+from adapter import config
 from adapter.core import dlh as core_dlh
 from adapter.core import recordrules
 from adapter.shim import naming
@@ -23,7 +24,7 @@ MSGID = b"J" * 24
 
 
 def produce(bootstrap: str, topic: str, value: bytes, key: bytes) -> None:
-    producer = Producer({"bootstrap.servers": bootstrap})
+    producer = Producer(config.kafka_client(bootstrap))
     producer.produce(topic, value, key)
     assert producer.flush(30) == 0
 

@@ -16,7 +16,7 @@ import textwrap
 import pytest
 
 import adapter.pymqi as pymqi
-from adapter.shim import redis_conn
+from adapter.testing.servers import admin_redis
 
 pytestmark = pytest.mark.integration
 C = pymqi.CMQC
@@ -196,11 +196,14 @@ def test_redis_flushall_mid_run_loses_and_duplicates_nothing(qmgr, qmgr_name) ->
         )
         for _ in range(2)
     ]
-    # Any MQK_REDIS_URL form: on a Redis Cluster, FLUSHALL goes to every primary.
-    client = redis_conn.connect(os.environ["MQK_REDIS_URL"], qmgr_name)
+    # As the harness's administrator (the application's ACL user may be refused
+    # FLUSHALL: the secure stack's is); any MQK_REDIS_URL form: on a Redis Cluster,
+    # FLUSHALL goes to every primary.
+    client = admin_redis(qmgr_name)
     for _ in range(2):
         time.sleep(3)
         client.flushall()
+    client.close()
     outputs = [w.communicate(timeout=600) for w in workers]
     for w, (_out, err) in zip(workers, outputs, strict=True):
         assert w.returncode == 0, err.decode()[-3000:]

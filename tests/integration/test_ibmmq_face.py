@@ -13,14 +13,19 @@ from pathlib import Path
 import pytest
 
 import adapter.ibmmq as ibmmq
+from adapter import config
 
 C = ibmmq.CMQC
 
 
 @pytest.fixture
 def mq(qmgr_name: str):
-    """A second connection to the test's queue manager, through ibmmq.connect."""
-    qm = ibmmq.connect(qmgr_name, user="app", password="")
+    """A second connection to the test's queue manager, through ibmmq.connect with a
+    user id and password: the client settings' SASL user on a SASL cluster (there they
+    are checked: ops/run-secure-tests.sh), any on a plaintext one (accepted, unused)."""
+    settings = config.kafka_settings()
+    user = settings.get("sasl.username", "app")
+    qm = ibmmq.connect(qmgr_name, user=user, password=settings.get("sasl.password", ""))
     yield qm
     if qm.is_connected:
         qm.disconnect()

@@ -13,6 +13,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from mqk_avro import codec
 
 import adapter.pymqi as pymqi
+from adapter import config
 from adapter.core import kafkaheaders, nativerecord
 from adapter.shim import naming
 from tests.integration.conftest import drain
@@ -25,12 +26,14 @@ CORREL = bytes(range(101, 125))
 def consume_all(bootstrap: str, topic: str, n: int, timeout: float = 20.0) -> list:
     """A plain confluent-kafka consumer, as a Kafka-native service would run it."""
     consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"native-{uuid.uuid4().hex[:8]}",
-            "auto.offset.reset": "earliest",
-            "enable.auto.commit": False,
-        }
+        config.kafka_client(
+            bootstrap,
+            **{
+                "group.id": f"native-{uuid.uuid4().hex[:8]}",
+                "auto.offset.reset": "earliest",
+                "enable.auto.commit": False,
+            },
+        )
     )
     consumer.assign([TopicPartition(topic, 0, 0)])
     out = []
@@ -47,7 +50,7 @@ def consume_all(bootstrap: str, topic: str, n: int, timeout: float = 20.0) -> li
 
 def produce(bootstrap: str, topic: str, value, headers=None, key=None) -> None:
     """A plain confluent-kafka producer."""
-    producer = Producer({"bootstrap.servers": bootstrap})
+    producer = Producer(config.kafka_client(bootstrap))
     if headers is None:
         producer.produce(topic, value, key)
     else:

@@ -117,3 +117,51 @@ def test_a_killed_creators_temporary_queue_goes_after_its_lease(qmgr, qmgr_name)
     finally:
         if creator.poll() is None:
             creator.kill()
+
+
+class _HeldProducer:
+    """The pump's producer with its records held back, as a broker slow to acknowledge
+    leaves them in flight: produce() keeps them, poll() sends nothing, flush() (a
+    barrier's) sends what it kept and waits for them."""
+
+    def __init__(self, real) -> None:
+        self.real = real
+        self.held: list = []
+
+    def produce(self, *args, **kwargs) -> None:
+        self.held.append((args, kwargs))
+
+    def flush(self, timeout: float = -1) -> int:
+        held, self.held = self.held, []
+        for args, kwargs in held:
+            self.real.produce(*args, **kwargs)
+        return self.real.flush(timeout)
+
+    def __len__(self) -> int:
+        return len(self.real) + len(self.held)
+
+    def __getattr__(self, name: str):
+        return getattr(self.real, name)
+
+
+def test_closing_a_temporary_queue_right_after_a_get_keeps_mqdisc_prompt(qmgr_name) -> None:
+    """A get's ack (the pump batches it) still on its way when MQCLOSE deletes the
+    temporary queue: it lands first, so MQDISC does not wait message.timeout.ms for a
+    record to a topic that is gone and answer MQRC_CONNECTION_BROKEN."""
+    qm = pymqi.connect(qmgr_name)
+    qm.define_queue(MODEL, queue_type=C.MQQT_MODEL)
+    od = pymqi.OD(ObjectName=MODEL.encode(), DynamicQName=b"ACKED.*")
+    q = pymqi.Queue(qm, od, C.MQOO_INPUT_EXCLUSIVE | C.MQOO_OUTPUT)
+    q.put(b"m", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT))
+    qm.get_handle().barrier()
+    pump = qm.get_handle().pump
+    held = pump.producer = _HeldProducer(pump.producer)
+    assert q.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_NO_SYNCPOINT)) == b"m"
+    deadline = time.monotonic() + 5
+    while not held.held and time.monotonic() < deadline:
+        time.sleep(0.01)  # the pump's tick hands the ack to the producer
+    assert held.held, "the get's ack never reached the producer"
+    q.close()  # the queue's topics go
+    start = time.monotonic()
+    qm.disconnect()  # MQDISC's barrier: nothing left in flight to a deleted topic
+    assert time.monotonic() - start < config.BROKEN_AFTER_S / 3

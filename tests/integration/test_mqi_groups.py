@@ -11,6 +11,7 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 import adapter.pymqi as pymqi
+from adapter import config
 from adapter.shim import naming
 from tests.integration.conftest import mqerror
 
@@ -355,11 +356,10 @@ def test_groups_keep_one_partition_when_a_queue_has_several(qmgr, kafka_bootstra
             q.put(f"g{g}m{n}".encode(), pymqi.MD(MsgFlags=LMIG if n == 4 else MIG), pmo)
     qmgr.get_handle().barrier()
     consumer = Consumer(
-        {
-            "bootstrap.servers": kafka_bootstrap,
-            "group.id": uuid.uuid4().hex,
-            "isolation.level": "read_committed",
-        }
+        config.kafka_client(
+            kafka_bootstrap,
+            **{"group.id": uuid.uuid4().hex, "isolation.level": "read_committed"},
+        )
     )
     topic = naming.data_topic(qmgr.get_name(), "Q.PARTS", 0)
     consumer.assign([TopicPartition(topic, p, 0) for p in range(3)])

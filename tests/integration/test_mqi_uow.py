@@ -13,6 +13,7 @@ from confluent_kafka import Producer
 
 import adapter.pymqi as pymqi
 from adapter.config import kafka_settings
+from adapter.testing.servers import admin_redis
 from tests.integration.conftest import drain, mqerror
 
 pytestmark = pytest.mark.integration
@@ -276,7 +277,9 @@ def test_redis_wipe_loses_nothing_and_delivers_nothing_twice(qmgr) -> None:
     first = [get(q, C.MQGMO_NO_SYNCPOINT) for _ in range(15)]
     in_uow = get(q)  # m15, held by an open unit of work
     qmgr.get_handle().barrier()
-    qmgr.get_handle().redis.flushall()
+    wiper = admin_redis(qmgr.get_name())  # FLUSHALL: the harness's own Redis user
+    wiper.flushall()
+    wiper.close()
     with pytest.raises(pymqi.MQMIError) as exc:  # its locks died with Redis
         qmgr.commit()
     assert mqerror(exc) == (C.MQCC_WARNING, C.MQRC_BACKED_OUT)

@@ -19,6 +19,7 @@ import uuid
 import pytest
 
 import adapter.pymqi as pymqi
+from adapter.shim.redis_marks import CALL_S
 from adapter.shim.redis_store import RedisStore, purge_queue_manager
 from tests.integration.conftest import mqerror
 
@@ -209,6 +210,41 @@ def test_definition_marks_written_on_one_connection_are_read_on_another_at_once(
         writer.client.client_kill_filter(_id=conn.read_response())
         writer.queue("Q").drop()
         assert seen.definition() == "deleted"
+    finally:
+        purge_queue_manager(reader.client, qmgr_name)
+        reader.close()
+        writer.close()
+
+
+def test_a_call_reads_the_marks_as_of_its_start(mqk_servers) -> None:
+    """Every MQI call starts with the run-state check, whose read polls the tracking
+    socket; the engine's later reads in the call (`in_call`) take the marks as of that
+    poll, with no system call of their own. Any other read, and the next call's start,
+    sees a mark written meanwhile."""
+    qmgr_name = f"MARKS.{uuid.uuid4().hex[:8]}"
+    url = os.environ["MQK_REDIS_URL"]
+    reader, writer = RedisStore(url, qmgr_name), RedisStore(url, qmgr_name)
+    try:
+        seen = reader.queue("Q")
+        in_window = 0
+        for i in range(200):
+            writer.queue("Q").set_definition(f"inc:{i}")
+            reader.run_state()  # a call starts
+            started = time.perf_counter()
+            assert seen.definition(in_call=True) == f"inc:{i}"
+            writer.queue("Q").set_definition(f"inc:{i}b")  # written during the call
+            during = seen.definition(in_call=True)
+            if time.perf_counter() - started < CALL_S * 0.9:
+                in_window += 1
+                assert during == f"inc:{i}"  # the call's view: as of its start
+            assert seen.definition() == f"inc:{i}b"  # a plain read polls
+            reader.run_state()  # the next call sees it
+            assert seen.definition(in_call=True) == f"inc:{i}b"
+        if in_window == 0:
+            pytest.skip("the machine never ran a call's reads within CALL_S")
+        writer.queue("Q").set_definition("late")
+        time.sleep(CALL_S * 2)  # a read long after the thread's last poll polls again
+        assert seen.definition(in_call=True) == "late"
     finally:
         purge_queue_manager(reader.client, qmgr_name)
         reader.close()

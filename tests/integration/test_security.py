@@ -1,6 +1,8 @@
 """MQI over the secure stack (ops/secure.py): Kafka over SASL_SSL (SCRAM-SHA-512) and
-over mTLS, Redis over TLS with an ACL user; wrong passwords and ACL denials answer
-MQRC_NOT_AUTHORIZED (2035); no secret in any log line, exception or `mqk stack env`.
+over mTLS, Redis over TLS with an ACL user (and with a client certificate it requires);
+wrong passwords and ACL denials answer MQRC_NOT_AUTHORIZED (2035), a refused TLS
+handshake MQRC_SSL_INITIALIZATION_ERROR (2393); no secret in any log line, exception or
+`mqk stack env`.
 
 The module starts the secure stack itself (MQK_SECURE_PORT, default 19300..19303;
 MQK_SECURE_DIR, default a temporary folder) unless one already runs there, and stops
@@ -23,7 +25,7 @@ import adapter.pymqi as pymqi
 from adapter import config
 from adapter.cli import main as mqk
 from adapter.testing.servers import purge_queue_manager, unique_qmgr_name
-from ops import secure
+from ops import certs, secure
 from tests.integration.conftest import mqerror
 from tests.securekit import client_env as _client_env
 from tests.securekit import secure_stack_fixture  # noqa: F401 (the module's stack)
@@ -50,7 +52,7 @@ def qmgr_name(secure_env) -> Iterator[str]:
 
 
 def _secrets(st: secure.SecureStack) -> list[str]:
-    return [st.secret("admin"), st.secret("app")]
+    return [st.secret(user) for user in secure.USERS]
 
 
 def _assert_hidden(secrets: list[str], *texts: str) -> None:
@@ -147,7 +149,11 @@ def test_stack_env_names_files_not_secrets(secure_stack) -> None:
 
 
 def _as_admin(secure_stack, monkeypatch) -> None:
-    monkeypatch.setenv(config.KAFKA_CONFIG_ENV, str(secure_stack.path / "admin.properties"))
+    monkeypatch.setenv(config.KAFKA_CONFIG_ENV, str(secure_stack.harness_properties()))
+
+
+def _harness_redis_url(st: secure.SecureStack) -> str:
+    return st.harness_redis_url_file().read_text().strip()
 
 
 def test_put_only_user_gets_2035_on_mqopen_for_input(secure_env, qmgr_name, monkeypatch):
@@ -179,7 +185,7 @@ def test_put_only_user_gets_2035_on_mqopen_for_input(secure_env, qmgr_name, monk
             with pytest.raises(pymqi.MQMIError) as exc:
                 pymqi.Queue(bob, "AUTH.Q", options)
             assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED)
-        monkeypatch.setenv(config.KAFKA_CONFIG_ENV, str(secure_env.path / "admin.properties"))
+        _as_admin(secure_env, monkeypatch)
         assert mqk([*base, "+get", "--apply"]) == 0
         deadline = time.monotonic() + 10  # ACLs reach the broker's authorizer in a moment
         while True:
@@ -200,10 +206,7 @@ def test_redis_acl_denial_is_2035(secure_env, monkeypatch) -> None:
     """A Redis ACL user allowed PING but no mqk key: NOPERM is MQRC_NOT_AUTHORIZED."""
     import redis
 
-    admin_url = secure_env.redis_url().replace(
-        f"app:{secure_env.secret('app')}@", f"admin:{secure_env.secret('admin')}@"
-    )
-    client = redis.Redis.from_url(admin_url)
+    client = redis.Redis.from_url(_harness_redis_url(secure_env))
     client.acl_setuser("nokeys", enabled=True, passwords=["+Nokeys-Pw-1"],
                        keys=["other:*"], channels=["*"], commands=["+@all"])  # fmt: skip
     client.close()
@@ -212,3 +215,84 @@ def test_redis_acl_denial_is_2035(secure_env, monkeypatch) -> None:
     with pytest.raises(pymqi.MQMIError) as exc:
         pymqi.connect(unique_qmgr_name())
     assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED)
+
+
+@pytest.fixture(scope="module")
+def foreign_ca(tmp_path_factory) -> certs.Certs:
+    """Certificates of another CA: the secure stack's servers are not signed by it."""
+    return certs.make(tmp_path_factory.mktemp("foreign-ca"), [], "Foreign-Pw-1")
+
+
+@pytest.mark.parametrize("case", ["kafka-foreign-ca", "kafka-no-client-cert", "redis-foreign-ca"])
+def test_tls_handshake_refused_is_2393_at_mqconn(
+    secure_env, monkeypatch, caplog, tmp_path, foreign_ca, case
+) -> None:
+    """A CA that did not sign the server's certificate, or no client certificate for the
+    mTLS listener: the handshake fails, and MQCONN answers MQRC_SSL_INITIALIZATION_ERROR
+    at once (not 2538 after the retries: the host answered, and no retry mends a
+    certificate)."""
+    ca = str(secure_env.path / "certs" / "ca.crt")
+    if case == "kafka-foreign-ca":
+        monkeypatch.setenv("MQK_KAFKA_SSL_CA_LOCATION", str(foreign_ca.ca))
+    elif case == "kafka-no-client-cert":
+        no_cert = tmp_path / "no-cert.properties"
+        no_cert.write_text(f"security.protocol=SSL\nssl.ca.location={ca}\n")
+        monkeypatch.setenv(config.KAFKA_BOOTSTRAP_ENV, secure_env.mtls_bootstrap)
+        monkeypatch.setenv(config.KAFKA_CONFIG_ENV, str(no_cert))
+    else:
+        url = secure_env.redis_url().replace(ca, str(foreign_ca.ca))
+        monkeypatch.setenv(config.REDIS_URL_ENV, url)
+    caplog.set_level(logging.DEBUG)
+    start = time.monotonic()
+    with pytest.raises(pymqi.MQMIError) as exc:
+        pymqi.connect(unique_qmgr_name())
+    took = time.monotonic() - start
+    assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_SSL_INITIALIZATION_ERROR)
+    assert took < config.BROKEN_AFTER_S
+    assert "TLS handshake" in caplog.text
+    _assert_hidden(_secrets(secure_env), caplog.text, _exception_text(exc.value))
+
+
+def _without_client_cert(url: str) -> str:
+    return "&".join(
+        part for part in url.split("&") if not part.startswith(("ssl_certfile=", "ssl_keyfile="))
+    )
+
+
+def test_redis_requiring_client_certificates(secure_env, monkeypatch) -> None:
+    """Redis with `tls-auth-clients yes` (`mqk stack up --secure --redis-client-certs`,
+    ops/run-secure-tests.sh's stack; set here for the test on a stack without it): the
+    URL's ssl_certfile / ssl_keyfile reach it and MQI works; the same URL without them
+    is refused in the handshake, 2393 at MQCONN."""
+    import redis
+
+    admin = redis.Redis.from_url(_harness_redis_url(secure_env))
+    before = admin.config_get("tls-auth-clients")["tls-auth-clients"]
+    assert before == ("yes" if secure_env.redis_client_certs else "optional")
+    admin.config_set("tls-auth-clients", "yes")
+    name = unique_qmgr_name()
+    try:
+        url = secure_env.redis_url()
+        assert "ssl_certfile=" in url and "ssl_keyfile=" in url
+        monkeypatch.setenv(config.REDIS_URL_ENV, _without_client_cert(url))
+        start = time.monotonic()
+        with pytest.raises(pymqi.MQMIError) as exc:
+            pymqi.connect(name)
+        assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_SSL_INITIALIZATION_ERROR)
+        assert time.monotonic() - start < config.BROKEN_AFTER_S  # answered, not retried
+        monkeypatch.setenv(config.REDIS_URL_ENV, url)
+        qm = pymqi.connect(name)
+        try:
+            qm.define_queue("MTLS.REDIS.Q")
+            q = pymqi.Queue(qm, "MTLS.REDIS.Q", C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
+            q.put(b"client certificate", pymqi.MD(), NOSYNC_PUT)
+            gmo = pymqi.GMO(Options=C.MQGMO_NO_SYNCPOINT)
+            assert q.get(None, pymqi.MD(), gmo) == b"client certificate"
+            q.close()
+        finally:
+            qm.disconnect()
+    finally:
+        monkeypatch.setenv(config.REDIS_URL_ENV, secure_env.redis_url())
+        admin.config_set("tls-auth-clients", before)
+        admin.close()
+        purge_queue_manager(config.endpoints(), name)

@@ -15,6 +15,7 @@ import redis as redis_lib
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from adapter import config
 from ops import procs
 from ops import redis as redis_launcher
 
@@ -22,20 +23,22 @@ pytestmark = pytest.mark.integration
 
 
 def _create_topic(bootstrap: str, name: str) -> None:
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(config.kafka_client(bootstrap))
     for fut in admin.create_topics([NewTopic(name, 1, 1)]).values():
         fut.result(30)
 
 
 def _drain(bootstrap: str, topic: str, expect_at_least: int, timeout: float = 20.0) -> list[bytes]:
     consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"g-{uuid.uuid4().hex}",
-            "auto.offset.reset": "earliest",
-            "isolation.level": "read_committed",
-            "enable.auto.commit": False,
-        }
+        config.kafka_client(
+            bootstrap,
+            **{
+                "group.id": f"g-{uuid.uuid4().hex}",
+                "auto.offset.reset": "earliest",
+                "isolation.level": "read_committed",
+                "enable.auto.commit": False,
+            },
+        )
     )
     consumer.subscribe([topic])
     got: list[bytes] = []
@@ -58,10 +61,7 @@ def test_read_committed_sees_only_committed_transaction(kafka_bootstrap: str) ->
     topic = f"stack-tx-{uuid.uuid4().hex[:8]}"
     _create_topic(kafka_bootstrap, topic)
     producer = Producer(
-        {
-            "bootstrap.servers": kafka_bootstrap,
-            "transactional.id": f"tx-{uuid.uuid4().hex}",
-        }
+        config.kafka_client(kafka_bootstrap, **{"transactional.id": f"tx-{uuid.uuid4().hex}"})
     )
     producer.init_transactions(30)
     producer.begin_transaction()

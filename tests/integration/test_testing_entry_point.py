@@ -25,7 +25,7 @@ C = pymqi.CMQC
 
 
 def _topics_of(bootstrap: str, qmgr: str) -> list[str]:
-    topics = AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=10).topics
+    topics = AdminClient(config.kafka_client(bootstrap)).list_topics(timeout=10).topics
     return [t for t in topics if t.startswith(f"mqk.{qmgr}.")]
 
 

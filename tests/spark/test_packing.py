@@ -28,12 +28,12 @@ SOURCE_SCHEMA = pa.schema(
 rows_strategy = st.lists(
     st.tuples(
         st.integers(0, 5),  # bucket
-        st.binary(min_size=1, max_size=4),  # unit
+        st.one_of(st.none(), st.binary(max_size=4)),  # unit (None: a record without key)
         st.integers(0, 9),  # prio
         st.integers(0, 3),  # part
         st.integers(0, 2**40),  # off
         st.integers(0, 2**41),  # ts
-        st.binary(max_size=40),  # value
+        st.one_of(st.none(), st.binary(max_size=40)),  # value (None: a tombstone)
     ),
     max_size=60,
 )
@@ -66,13 +66,20 @@ def test_pack_then_unpack_gives_each_bucket_its_rows_in_order(rows, chunk, max_b
         packing.MAX_CHUNK_BYTES = old
     got: dict[int, list[tuple]] = {}
     for batch in packed:
-        assert batch.schema.names == ["bucket", *packing.COLUMNS]
+        assert batch.schema.names == list(packing.PACKED_NAMES)
         frame = batch.to_pandas()
-        for bucket in frame["bucket"].tolist():
-            assert frame["bucket"].tolist().count(bucket) == 1  # one row per bucket per chunk
-        for i, bucket in enumerate(frame["bucket"].tolist()):
-            got.setdefault(bucket, []).extend(packing.unpack(frame.iloc[i : i + 1]))
+        buckets = frame["bucket"].tolist()
+        assert len(set(buckets)) == len(buckets)  # one row per bucket per chunk
+        for i, bucket in enumerate(buckets):
+            chunk = packing.Chunk.of_frames([frame.iloc[i : i + 1]])
+            got.setdefault(bucket, []).extend(chunk.records())
     assert got == per_bucket(rows)
+
+
+def test_a_bucket_in_several_rows_reads_as_one_chunk_in_order() -> None:
+    rows = [(0, b"k%d" % i, 0, 0, i, i, b"v%d" % i) for i in range(10)]
+    frames = [packing.pack([b]).to_pandas() for b in batches_of(rows, 3)]
+    assert list(packing.Chunk.of_frames(frames).records()) == [r[1:] for r in rows]
 
 
 def test_no_rows_no_output() -> None:
@@ -86,11 +93,14 @@ def test_packed_rows_match_the_declared_spark_schema() -> None:
     types = {f.name: str(f.type) for f in batch.schema}
     assert types == {
         "bucket": "int32",
-        "unit": "list<item: binary>",
+        "unit": "binary",
+        "unit_len": "list<item: int32>",
         "prio": "list<item: int32>",
         "part": "list<item: int32>",
         "off": "list<item: int64>",
         "ts": "list<item: int64>",
-        "value": "list<item: binary>",
+        "value": "binary",
+        "value_len": "list<item: int32>",
     }
-    assert packing.PACKED_SCHEMA.replace(" ", "").startswith("bucketint,unitarray<binary>")
+    declared = [c.split()[0] for c in packing.PACKED_SCHEMA.split(", ")]
+    assert declared == list(packing.PACKED_NAMES)

@@ -1,8 +1,11 @@
 """MQ authorities over Kafka ACLs on the in-memory backends: the OAM -> ACL mapping
 (core/oam.py), MQOPEN's check (2035 for an option the ACLs do not carry), refused
-credentials and ACL denials answered MQRC_NOT_AUTHORIZED, and `mqk setmqaut`."""
+credentials and ACL denials answered MQRC_NOT_AUTHORIZED, a refused TLS handshake
+answered MQRC_SSL_INITIALIZATION_ERROR, and `mqk setmqaut`."""
 
 from __future__ import annotations
+
+import ssl
 
 import pytest
 import redis
@@ -14,7 +17,7 @@ import adapter.pymqi as pymqi
 from adapter.cli import main
 from adapter.core import oam
 from adapter.shim import naming
-from adapter.shim.authority import not_authorized
+from adapter.shim.authority import not_authorized, tls_failed
 from adapter.shim.handle import QueueHandle
 from adapter.shim.memory_log import MemoryLog
 from adapter.shim.memory_store import MemoryStore
@@ -126,6 +129,59 @@ def test_refused_credentials_and_acl_denials_are_recognised() -> None:
     assert not not_authorized(KafkaException("no KafkaError inside"))
 
 
+def _redis_wrapping(err: OSError) -> redis.ConnectionError:
+    """What redis-py raises for a socket error while connecting: its ConnectionError,
+    raised while handling the OSError (so the OSError is its __context__)."""
+    try:
+        raise err
+    except OSError:
+        try:
+            raise redis.ConnectionError("Error 1 connecting to 127.0.0.1:6380.")
+        except redis.ConnectionError as wrapped:
+            return wrapped
+
+
+def test_refused_tls_handshakes_are_told_from_unreachable_servers() -> None:
+    assert tls_failed(KafkaException(KafkaError(KafkaError._SSL, "SSL handshake failed")))
+    # librdkafka's words for the broker refusing a missing client certificate (measured).
+    alert = (
+        "ssl://127.0.0.1:19301/bootstrap: Receive failed: error:0A000412:SSL routines::"
+        "ssl/tls alert bad certificate: SSL alert number 42 (after 0ms in state APIVERSION_QUERY)"
+    )
+    assert tls_failed(KafkaException(KafkaError(KafkaError._TRANSPORT, alert)))
+    assert not tls_failed(KafkaException(KafkaError(KafkaError._TRANSPORT, "Connection refused")))
+    verify = ssl.SSLCertVerificationError(1, "certificate verify failed")
+    assert tls_failed(_redis_wrapping(verify))
+    assert tls_failed(_redis_wrapping(ssl.SSLError(1, "tlsv13 alert certificate required")))
+    # The transport, not the certificates: a server gone, or going, mid-handshake.
+    assert not tls_failed(_redis_wrapping(ssl.SSLEOFError(8, "EOF in violation of protocol")))
+    assert not tls_failed(_redis_wrapping(ConnectionRefusedError(111, "refused")))
+    assert not tls_failed(KafkaException(KafkaError(KafkaError._TRANSPORT)))
+    assert not tls_failed(KafkaException(KafkaError(KafkaError._AUTHENTICATION)))
+    assert not not_authorized(KafkaException(KafkaError(KafkaError._SSL)))
+
+
+class _TlsRefusedLog(MemoryLog):
+    def check_reachable(self) -> None:
+        raise KafkaException(KafkaError(KafkaError._SSL, "SSL handshake failed"))
+
+
+class _TlsRefusedStore(MemoryStore):
+    def ping(self) -> None:
+        raise _redis_wrapping(ssl.SSLCertVerificationError(1, "certificate verify failed"))
+
+
+def test_refused_tls_handshake_at_mqconn_is_2393(world, qmgr_name: str) -> None:
+    clock = world.clock
+    for log, store in (
+        (_TlsRefusedLog(clock, world.cluster), MemoryStore(qmgr_name, clock.now_ms, world.server)),
+        (MemoryLog(clock, world.cluster), _TlsRefusedStore(qmgr_name, clock.now_ms, world.server)),
+    ):
+        with pytest.raises(pymqi.MQMIError) as exc:
+            pymqi.QueueManager(qmgr_name, log_backend=log, store=store, clock=clock)
+        assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_SSL_INITIALIZATION_ERROR)
+
+
 class _RefusingLog(MemoryLog):
     def check_reachable(self) -> None:
         raise KafkaException(KafkaError(KafkaError._AUTHENTICATION, "bad credentials"))
@@ -144,6 +200,24 @@ def test_refused_credentials_at_mqconn_are_2035(world, qmgr_name: str) -> None:
     ):
         with pytest.raises(pymqi.MQMIError) as exc:
             pymqi.QueueManager(qmgr_name, log_backend=log, store=store, clock=clock)
+        assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED)
+
+
+def test_mqcsp_user_id_without_a_password_on_a_sasl_cluster_is_2035(
+    world, qmgr_name: str, monkeypatch
+) -> None:
+    """MQCONNX's MQCSP user id with an empty password is no valid pair: 2035 at once,
+    before any client is built (librdkafka refuses a SASL client without a password)."""
+    monkeypatch.setenv("MQK_KAFKA_SECURITY_PROTOCOL", "SASL_SSL")
+    monkeypatch.setenv("MQK_KAFKA_SASL_MECHANISM", "SCRAM-SHA-512")
+    store = MemoryStore(qmgr_name, world.clock.now_ms, world.server)
+    for credentials in (
+        {"user": "app", "password": ""},
+        {"csp": pymqi.CSP(CSPUserId="app", CSPPassword="")},
+    ):
+        qm = pymqi.QueueManager(None, kafka_bootstrap="127.0.0.1:1", store=store)
+        with pytest.raises(pymqi.MQMIError) as exc:
+            qm.connect_with_options(qmgr_name, **credentials)
         assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED)
 
 

@@ -240,3 +240,121 @@ def test_a_complete_message_get_waits_for_a_leased_message_too(world, qmgr, othe
     theirs = pymqi.Queue(other, "Q.LEASE.COMPLETE", ALL)
     gmo = pymqi.GMO(Options=NO_SP | C.MQGMO_COMPLETE_MSG)
     assert theirs.get(None, pymqi.MD(), gmo) == b"m004"
+
+
+def _logical(options: int = NO_SP) -> pymqi.GMO:
+    return pymqi.GMO(Options=options | C.MQGMO_LOGICAL_ORDER, MatchOptions=C.MQMO_NONE)
+
+
+def _groups_in_physical_disorder(qmgr, queue: str, groups: int, size: int) -> pymqi.Queue:
+    """`groups` groups of `size` members, each on its own putting handle in logical
+    order, the puts interleaved (member 1 of every group, then member 2, ...): physical
+    order differs from logical order. Bodies 'g<group>s<seq>'."""
+    qmgr.define_queue(queue)
+    putters = [pymqi.Queue(qmgr, queue, C.MQOO_OUTPUT) for _ in range(groups)]
+    pmo = C.MQPMO_NO_SYNCPOINT | C.MQPMO_LOGICAL_ORDER
+    for seq in range(1, size + 1):
+        for g, p in enumerate(putters):
+            flags = C.MQMF_LAST_MSG_IN_GROUP if seq == size else C.MQMF_MSG_IN_GROUP
+            md = pymqi.MD(Version=C.MQMD_VERSION_2, MsgFlags=flags)
+            p.put(f"g{g}s{seq:02d}".encode(), md, pymqi.PMO(Options=pmo))
+    for p in putters:
+        p.close()
+    return pymqi.Queue(qmgr, queue, ALL)
+
+
+def test_logical_order_gets_in_a_burst_are_served_from_a_lease(world, qmgr, qmgr_name) -> None:
+    """A group got member by member in logical order: its later members are locked
+    ahead in one claim (getrules.logical_run), each handed out when it is the next."""
+    q = _groups_in_physical_disorder(qmgr, "Q.LEASE.LOGICAL", 3, 6)
+    got = [q.get(None, pymqi.MD(Version=C.MQMD_VERSION_2), _logical()) for _ in range(4)]
+    assert got == [b"g0s01", b"g0s02", b"g0s03", b"g0s04"]
+    # The runs grow (2, then 4): the group's next members are locked ahead of the gets,
+    # and no member of another group among them.
+    leased = _leased(world, qmgr_name, "Q.LEASE.LOGICAL")
+    assert leased
+    data = world.server.data(qmgr_name, "Q.LEASE.LOGICAL")
+    assert len(leased) == 3 and data is not None
+    rest = [q.get(None, pymqi.MD(Version=C.MQMD_VERSION_2), _logical()) for _ in range(14)]
+    assert got + rest == [f"g{g}s{s:02d}".encode() for g in range(3) for s in range(1, 7)]
+    assert not _leased(world, qmgr_name, "Q.LEASE.LOGICAL")
+    assert qmgr.queue_status("Q.LEASE.LOGICAL")["current_depth"] == 0
+
+
+def test_a_logical_order_get_never_skips_a_member_locked_by_another(world, qmgr, other) -> None:
+    """The group's next member is in another application's unit of work: the logical
+    getter, whose lease locks ahead, must not hand out a later member instead. It finds
+    no message (2033) until the other backs out, then gets the rest in order."""
+    q = _groups_in_physical_disorder(qmgr, "Q.LEASE.NOSKIP", 1, 6)
+    assert q.get(None, pymqi.MD(Version=C.MQMD_VERSION_2), _logical()) == b"g0s01"
+    theirs = pymqi.Queue(other, "Q.LEASE.NOSKIP", ALL)
+    assert theirs.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_BROWSE_FIRST)) == b"g0s02"
+    md = pymqi.MD(Version=C.MQMD_VERSION_2)
+    assert theirs.get(None, md, pymqi.GMO(Options=C.MQGMO_BROWSE_NEXT)) == b"g0s03"
+    by_id = pymqi.GMO(Options=C.MQGMO_SYNCPOINT, MatchOptions=C.MQMO_MATCH_MSG_ID)
+    assert theirs.get(None, pymqi.MD(Version=C.MQMD_VERSION_2, MsgId=md.MsgId), by_id) == b"g0s03"
+    assert q.get(None, pymqi.MD(Version=C.MQMD_VERSION_2), _logical()) == b"g0s02"
+    for _ in range(3):  # member 3 is locked: never member 4 in its place
+        with pytest.raises(pymqi.MQMIError) as exc:
+            q.get(None, pymqi.MD(Version=C.MQMD_VERSION_2), _logical())
+        assert exc.value.reason == C.MQRC_NO_MSG_AVAILABLE
+    other.backout()
+    rest = [q.get(None, pymqi.MD(Version=C.MQMD_VERSION_2), _logical()) for _ in range(4)]
+    assert rest == [b"g0s03", b"g0s04", b"g0s05", b"g0s06"]
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    script=st.lists(
+        st.tuples(st.integers(0, 2), st.sampled_from(["get", "get", "get", "idle"])),
+        min_size=5,
+        max_size=60,
+    ),
+    groups=st.integers(1, 5),
+    size=st.integers(1, 6),
+)
+def test_logical_getters_each_get_whole_groups_in_order(
+    world, qmgr_name, script, groups, size
+) -> None:
+    """Three getters in logical order on two connections, leases locking ahead, in any
+    interleaving of gets and idle spells: every message once, and each getter's share
+    is whole groups, each member after member."""
+    queue = f"Q.LEASE.LPROP{next(_QUEUES)}"
+    conns = [pymqi.connect(qmgr_name), pymqi.connect(qmgr_name)]
+    try:
+        _groups_in_physical_disorder(conns[0], queue, groups, size).close()
+        handles = [pymqi.Queue(conns[i % 2], queue, ALL) for i in range(3)]
+        got: list[list[bytes]] = [[], [], []]
+
+        def get(who: int) -> bool:
+            try:
+                got[who].append(
+                    handles[who].get(None, pymqi.MD(Version=C.MQMD_VERSION_2), _logical())
+                )
+                return True
+            except pymqi.MQMIError as e:
+                assert e.reason == C.MQRC_NO_MSG_AVAILABLE
+                return False
+
+        for who, what in script:
+            if what == "get":
+                get(who)
+            else:
+                world.clock.advance(config.GET_LEASE_IDLE_MS / 1000 * 2)
+        for _ in range(groups * size + 3):  # then all drain, in turns
+            if not any([get(0), get(1), get(2)]):
+                break
+        every = [m for share in got for m in share]
+        assert sorted(every) == sorted(f"g{g}s{s:02d}".encode() for g in range(groups)
+                                       for s in range(1, size + 1))  # fmt: skip
+        for share in got:
+            assert len(share) % size == 0
+            for start in range(0, len(share), size):
+                group = share[start : start + size]
+                g = group[0][:2]
+                assert group == [g + b"s%02d" % s for s in range(1, size + 1)]
+    finally:
+        for c in conns:
+            c.disconnect()
