@@ -530,7 +530,9 @@ class MemoryTransactionalProducer(MemoryProducer):
             old = c.holders.get(self.transactional_id)
             # A decided transaction of this id whose markers lag is completed first: the
             # coordinator answers InitProducerId with CONCURRENT_TRANSACTIONS while one is
-            # in PrepareCommit / PrepareAbort, and librdkafka retries until it is done.
+            # in PrepareCommit / PrepareAbort (it reaches CompleteCommit once its markers
+            # are written; apache/kafka, TransactionCoordinator.handleInitProducerId), and
+            # librdkafka retries until it is done.
             c._settle(lambda txn: txn.producer.transactional_id == self.transactional_id)
             if old is not None and old is not self:
                 old._fence_locked("a newer producer called init_transactions")
