@@ -364,6 +364,9 @@ class MemoryQueueState:
                     lost += 1
             return lost
 
+    def apply_consumed_later(self, cands: list[tuple[int, int, int]]) -> None:
+        self.apply_consumed(cands)
+
     def apply_consumed(self, cands: list[tuple[int, int, int]]) -> int:
         if not cands:
             return 0
@@ -750,7 +753,7 @@ class MemoryStore:
         with self._call_retried():
             return self.server.channel_statuses.get(self.qmgr, {}).get(name)
 
-    def set_channel_status(self, name: str, status: bytes | None) -> None:
+    def set_channel_status(self, name: str, status: bytes | None, later: bool = False) -> None:
         with self._call():
             table = self.server.channel_statuses.setdefault(self.qmgr, {})
             if status is None:

@@ -214,3 +214,9 @@ if cur and string.sub(cur, 1, string.find(cur, '|', 1, true) - 1) == ARGV[2] the
 end
 return 1
 """
+# KEYS: one hash; ARGV: field, value. A plain HSET as a script, so that it can be sent
+# write-behind (writebehind.py sends scripts): a channel agent's per-batch status.
+_HSET = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+"""

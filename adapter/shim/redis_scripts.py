@@ -39,6 +39,7 @@ from adapter.shim.redis_lua_state import (
     _CHECK_PRIMARY,
     _COUNT_NATIVE,
     _END_DELETE,
+    _HSET,
     _OPEN,
     _PUB_COUNTS,
     _RESET_STATS,
@@ -83,6 +84,7 @@ SPECS: dict[str, Spec] = {
     "sub_release": Spec(_SUB_RELEASE, raw=True),
     "pub_counts": Spec(_PUB_COUNTS, raw=True),
     "sub_change": Spec(_SUB_CHANGE, raw=True),
+    "hset": Spec(_HSET, raw=True),
 }
 
 

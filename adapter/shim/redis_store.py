@@ -48,6 +48,10 @@ __all__ = [
 ]
 
 
+def _no_reply(reply, resent: bool) -> None:
+    """A write-behind HSET's reply carries nothing (its errors are WriteBehind's)."""
+
+
 def _tls_eof(exc: BaseException | None) -> bool:
     """Whether an SSL EOF is among the failure's causes."""
     seen: set[int] = set()
@@ -145,15 +149,24 @@ class RedisStore:
         return n
 
     def channel_status(self, name: str) -> bytes | None:
+        self.behind.settle()  # a status this process wrote behind is read back
         return self._transient(self.client.hget)(channel_status_key(self.qmgr), name)
 
-    def set_channel_status(self, name: str, status: bytes | None) -> None:
+    def set_channel_status(self, name: str, status: bytes | None, later: bool = False) -> None:
+        key = channel_status_key(self.qmgr)
+        if later and status is not None:
+            # Write-behind (writebehind.py): the agent's per-batch figures; Redis has
+            # them once sent, this process reads them back settled.
+            self.behind.send(self.scripts["hset"], [key], [name, status], _no_reply)
+            return
+        self.behind.settle()  # after any status sent behind before it
         if status is None:
-            self.client.hdel(channel_status_key(self.qmgr), name)
+            self.client.hdel(key, name)
         else:
-            self.client.hset(channel_status_key(self.qmgr), name, status)
+            self.client.hset(key, name, status)
 
     def channel_statuses(self) -> dict[str, bytes]:
+        self.behind.settle()
         raw = self._transient(self.client.hgetall)(channel_status_key(self.qmgr))
         return {k.decode(): v for k, v in raw.items()}
 

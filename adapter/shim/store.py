@@ -217,6 +217,12 @@ class QueueState(Protocol):
         """Consumption durable in the ack log becomes state; how many were new."""
         ...
 
+    def apply_consumed_later(self, cands: list[tuple[int, int, int]]) -> None:
+        """apply_consumed without waiting for it (write-behind where the backend has
+        it): for a commit's consumption, which the ack log already holds and reconcile
+        would apply; it is applied before any later state call of this process."""
+        ...
+
     def reclaim(self, cands: list[tuple[int, int, int]]) -> int:
         """Release locks whose lease ran out, with BackoutCount + 1; how many."""
         ...
@@ -476,8 +482,10 @@ class StateStore(Protocol):
         adapter/channel/status.py says what it holds), None if it never ran."""
         ...
 
-    def set_channel_status(self, name: str, status: bytes | None) -> None:
-        """Write (None: delete) channel `name`'s status."""
+    def set_channel_status(self, name: str, status: bytes | None, later: bool = False) -> None:
+        """Write (None: delete) channel `name`'s status; `later`: write-behind where
+        the backend has it (the agent's per-batch figures), read back by this process
+        as written."""
         ...
 
     def channel_statuses(self) -> dict[str, bytes]:
