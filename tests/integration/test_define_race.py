@@ -7,6 +7,7 @@ working once both are done: nobody gets MQRC_Q_DELETED (2052)."""
 from __future__ import annotations
 
 import multiprocessing as mp
+import queue
 import time
 
 import pytest
@@ -25,30 +26,38 @@ def _name(i: int) -> str:
     return f"RACE.Q.{i}"
 
 
+def _put(q: pymqi.Queue, body: bytes) -> int | None:
+    try:
+        q.put(body)
+    except pymqi.MQMIError as err:
+        return err.reason
+    return None
+
+
 def _definer(qmgr_name: str, who: str, barrier, out) -> None:
-    qm = pymqi.connect(qmgr_name)
-    rounds = []
-    for i in range(ROUNDS):
-        barrier.wait(120)  # both at the start line
-        start = time.monotonic()
-        try:
-            qdef = qm.define_queue(_name(i), replace=i % 2 == 1, description=who)
-            outcome: tuple = ("ok", qdef.incarnation)
-        except pymqi.MQMIError as err:
-            outcome = ("reason", err.reason)
-        end = time.monotonic()
-        q = pymqi.Queue(qm, _name(i), C.MQOO_OUTPUT)
-        q.put(f"{who} {i} first".encode())
-        barrier.wait(120)  # both definitions done
-        try:
-            q.put(f"{who} {i} after".encode())
-            after = None
-        except pymqi.MQMIError as err:
-            after = err.reason
-        q.close()
-        rounds.append((outcome, after, start, end))
-    qm.disconnect()
-    out.put((who, rounds))
+    rounds, error = [], None
+    try:
+        qm = pymqi.connect(qmgr_name)
+        for i in range(ROUNDS):
+            barrier.wait(120)  # both at the start line
+            start = time.monotonic()
+            try:
+                qdef = qm.define_queue(_name(i), replace=i % 2 == 1, description=who)
+                outcome: tuple = ("ok", qdef.incarnation)
+            except pymqi.MQMIError as err:
+                outcome = ("reason", err.reason)
+            end = time.monotonic()
+            q = pymqi.Queue(qm, _name(i), C.MQOO_OUTPUT)
+            first = _put(q, f"{who} {i} first".encode())
+            barrier.wait(120)  # both definitions done
+            after = _put(q, f"{who} {i} after".encode())
+            q.close()
+            rounds.append((outcome, first, after, start, end))
+        qm.disconnect()
+    except BaseException as exc:  # noqa: BLE001 (reported to the test)
+        error = repr(exc)
+        barrier.abort()  # the other process stops waiting for this one
+    out.put((who, rounds, error))
 
 
 def _catalog_records(qmgr: pymqi.QueueManager, qmgr_name: str) -> dict[str, list[QueueDef]]:
@@ -74,15 +83,27 @@ def test_two_processes_defining_one_queue_make_one_incarnation(qmgr, qmgr_name) 
     procs = [ctx.Process(target=_definer, args=(qmgr_name, w, barrier, out)) for w in "AB"]
     for p in procs:
         p.start()
-    got = dict(out.get(timeout=600) for _ in procs)
+    got, errors = {}, {}
+    deadline = time.monotonic() + 600
+    while len(got) < len(procs):
+        try:
+            who, rounds, error = out.get(timeout=5)
+        except queue.Empty:
+            assert time.monotonic() < deadline, "the definers did not finish"
+            assert any(p.is_alive() for p in procs), "a definer died without a word"
+            continue
+        got[who], errors[who] = rounds, error
     for p in procs:
         p.join(60)
         assert p.exitcode == 0
+    assert errors == {"A": None, "B": None}, errors
     records = _catalog_records(qmgr, qmgr_name)
     overlapped = 0
     for i in range(ROUNDS):
-        (a, a_after, a_start, a_end), (b, b_after, b_start, b_end) = got["A"][i], got["B"][i]
-        assert (a_after, b_after) == (None, None), f"round {i}: {a_after}, {b_after}"
+        (a, a_first, a_after, a_start, a_end) = got["A"][i]
+        (b, b_first, b_after, b_start, b_end) = got["B"][i]
+        puts = (a_first, a_after, b_first, b_after)
+        assert puts == (None,) * 4, f"round {i}: the puts' reasons {puts}"  # never 2052
         written = records[_name(i)]
         assert len({d.incarnation for d in written}) == 1, f"round {i}: {written}"
         oks = [o for o in (a, b) if o[0] == "ok"]
