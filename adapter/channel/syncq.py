@@ -14,13 +14,11 @@ puts (receiver) or gets (sender) commit together or not at all.
 from __future__ import annotations
 
 import json
-import logging
 from dataclasses import dataclass, field, fields
 
 import adapter.pymqi as pymqi
 from adapter import config
 
-log = logging.getLogger("mqk.channel.syncq")
 C = pymqi.CMQC
 SYNCQ = "SYSTEM.CHANNEL.SYNCQ"
 SENDER, RECEIVER = "S", "R"
@@ -111,33 +109,19 @@ class SyncQueue:
         self.correl_id = f"{end}:{channel}".encode().ljust(24, b"\0")
         self.queue = pymqi.Queue(qm, SYNCQ, _OPEN)
 
-    def _reopened(self, err: pymqi.MQMIError) -> bool:
-        """2052 on the first start: two agents of one queue manager defined SYNCQ at
-        once and the later definition replaced the earlier (ensure_syncq is not atomic),
-        so handles opened on the first see the queue as deleted though its records are
-        on the same topics. Open it again (True) and let the caller retry once."""
-        if err.reason != C.MQRC_Q_DELETED:
-            return False
-        log.warning("%s was defined again under this agent: opening it again", SYNCQ)
-        self.queue = pymqi.Queue(self.qm, SYNCQ, _OPEN)
-        return True
-
     def _get(self, options: int, wait_ms: int = 0) -> SyncRecord | None:
-        for attempt in (1, 2):
-            md = pymqi.MD(CorrelId=self.correl_id)
-            gmo = pymqi.GMO(
-                Options=options | C.MQGMO_FAIL_IF_QUIESCING | (C.MQGMO_WAIT if wait_ms else 0),
-                MatchOptions=C.MQMO_MATCH_CORREL_ID,
-                WaitInterval=wait_ms,
-            )
-            try:
-                return SyncRecord.from_bytes(self.queue.get(None, md, gmo))
-            except pymqi.MQMIError as err:
-                if err.reason == C.MQRC_NO_MSG_AVAILABLE:
-                    return None
-                if attempt == 2 or not self._reopened(err):
-                    raise
-        raise AssertionError("unreachable")
+        md = pymqi.MD(CorrelId=self.correl_id)
+        gmo = pymqi.GMO(
+            Options=options | C.MQGMO_FAIL_IF_QUIESCING | (C.MQGMO_WAIT if wait_ms else 0),
+            MatchOptions=C.MQMO_MATCH_CORREL_ID,
+            WaitInterval=wait_ms,
+        )
+        try:
+            return SyncRecord.from_bytes(self.queue.get(None, md, gmo))
+        except pymqi.MQMIError as err:
+            if err.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return None
+            raise
 
     def read(self, timeout_s: float | None = None) -> SyncRecord:
         """The committed record; MQ's zero state only when there is none.

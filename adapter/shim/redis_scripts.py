@@ -79,6 +79,10 @@ SPECS: dict[str, Spec] = {
     "open": Spec(_OPEN, ("def", "deleting", "opens")),
     "begin_delete": Spec(_BEGIN_DELETE, ("deleting", "opens")),
     "end_delete": Spec(_END_DELETE, ("deleting",)),
+    # The name claims (`defining`, shim/nameclaims.py) are leased hash fields as the
+    # subscriptions' owners are: the same bodies.
+    "name_claim": Spec(_SUB_LEASE, raw=True),
+    "name_release": Spec(_SUB_RELEASE, raw=True),
     "check_primary": Spec(_CHECK_PRIMARY, ("epoch", "primary")),
     "sub_lease": Spec(_SUB_LEASE, raw=True),
     "sub_release": Spec(_SUB_RELEASE, raw=True),

@@ -29,6 +29,7 @@ from adapter.shim.redis_keys import (
     catalog_key,
     channel_status_key,
     channel_stop_key,
+    defining_key,
     purge_queue_manager,
     queue_prefix,
     status_key,
@@ -86,6 +87,7 @@ class RedisStore:
         self._queues: dict[str, RedisQueueState] = {}
         self._catalog = catalog_key(qmgr)
         self._status = status_key(qmgr)
+        self._defining = defining_key(qmgr)
         self._transient = retry(
             # Refused credentials and a TLS handshake refused on certificates are a
             # ConnectionError to redis-py, and final: no retry.
@@ -115,6 +117,21 @@ class RedisStore:
     def catalog_all(self) -> dict[str, bytes]:
         raw = self._transient(self.client.hgetall)(self._catalog)
         return {k.decode(): v for k, v in raw.items()}
+
+    def claim_name(self, key: str, owner: str, lease_ms: int) -> bool:
+        now = self.now_ms()
+        args = [key, owner, now, now + lease_ms]
+        return bool(self.scripts["name_claim"](keys=[self._defining], args=args))
+
+    def release_name(self, key: str, owner: str) -> None:
+        self.scripts["name_release"](keys=[self._defining], args=[key, owner])
+
+    def name_claims(self) -> dict[str, tuple[str, int]]:
+        out = {}
+        for k, v in self._transient(self.client.hgetall)(self._defining).items():
+            who, _, until = v.decode().partition("|")
+            out[k.decode()] = (who, int(until))
+        return out
 
     def add_depths_once(self, token: str, seq: int, deltas: dict[str, int]) -> bool:
         applied = False

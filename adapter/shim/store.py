@@ -451,6 +451,21 @@ class StateStore(Protocol):
         """Every cached definition (name -> definition)."""
         ...
 
+    def claim_name(self, key: str, owner: str, lease_ms: int) -> bool:
+        """Claim the catalog key `key` (a queue's name, `*TOPIC:<name>`, ...) for
+        `owner` until `lease_ms` from now: taken when free, already `owner`'s (renewed),
+        or held by an owner whose lease ran out (a definer that died); False, nothing
+        written, while another owner's lease runs (shim/nameclaims.py)."""
+        ...
+
+    def release_name(self, key: str, owner: str) -> None:
+        """Drop the claim of `key` if it is `owner`'s."""
+        ...
+
+    def name_claims(self) -> dict[str, tuple[str, int]]:
+        """Every claim held: key -> (owner, lease end in ms), run-out ones included."""
+        ...
+
     def add_depths_once(self, token: str, seq: int, deltas: dict[str, int]) -> bool:
         """Add `deltas` to the queues' depths unless `token` already applied a `seq` this
         high (a writer that may replay its last step, as the Spark job's sink does).
