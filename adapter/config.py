@@ -173,6 +173,11 @@ OPEN_LEASE_MS = int(os.environ.get("MQK_OPEN_LEASE_MS", "120000"))
 # A DELETE QLOCAL in progress refuses opens this long at most (a deleter that died
 # mid-way must not keep the queue unusable for longer).
 DELETE_LEASE_MS = 60_000
+# DEFINE / ALTER / DELETE of an object hold a claim of its name (shim/nameclaims.py)
+# while they check and write: a definer that died mid-way frees the name after this.
+# Longer than a definition takes (its topics' creation and a catalog write, each bounded
+# by MQK_BROKEN_AFTER_S); the claim is confirmed before the catalog write.
+DEFINE_LEASE_MS = int(os.environ.get("MQK_DEFINE_LEASE_MS", "60000"))
 # How long a deleted queue's DELETED mark outlives it. It tells open handles at once (and
 # refuses an MQOPEN racing the delete); once it is gone, a handle still learns the queue
 # is gone from the catalog, so it need not stay forever (no key is left behind).

@@ -3,9 +3,12 @@ sender channel QMA -> QMB, puts through a QREMOTE, and reading a queue to its en
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import adapter.pymqi as pymqi
+from adapter.channel import batchio
 from adapter.channel.agent import Agent, channels
 from adapter.shim.channeldef import RCVR, ChannelDef
 
@@ -87,3 +90,21 @@ def read_all(qm: pymqi.QueueManager, queue: str, wait_ms: int = 0) -> list[tuple
 
 def depth(qm: pymqi.QueueManager, queue: str) -> int:
     return qm.queue_status(queue)["current_depth"]
+
+
+@contextmanager
+def commit_failing(qm: pymqi.QueueManager, die: Callable[[], None]) -> Iterator[None]:
+    """The agent's MQCMIT of `qm`'s end runs `die` instead (a process killed, or a
+    commit refused, at that point; the agent commits through batchio.commit)."""
+    real = batchio.commit
+
+    def commit(target: pymqi.QueueManager) -> None:
+        if target is qm:
+            die()
+        real(target)
+
+    batchio.commit = commit  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        batchio.commit = real  # type: ignore[assignment]

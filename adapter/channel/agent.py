@@ -34,10 +34,11 @@ from dataclasses import replace
 
 import adapter.pymqi as pymqi
 from adapter import config
+from adapter.channel import batchio
 from adapter.channel import status as S
-from adapter.channel.batchio import XmitGetter
+from adapter.channel.batchio import Got, XmitGetter
 from adapter.channel.endpoints import partner_targets
-from adapter.channel.receiver import Receiver
+from adapter.channel.receiver import Receiver, Transfer
 from adapter.channel.syncq import (
     RECEIVER,
     SENDER,
@@ -106,12 +107,15 @@ class Agent:
         self.batch_size, self.fast = cdef.batch_size, cdef.npm_speed == X.MQNPMS_FAST
 
     # -- status --------------------------------------------------------------------------
-    def set_status(self, state: str, message: str = "") -> None:
+    def set_status(self, state: str, message: str = "", later: bool = False) -> None:
+        """The status here and its mirror at the partner (`later`: write-behind, for
+        the figures of each batch)."""
         self.status.status, self.status.message = state, message
-        S.write(self.store, self.status)
+        S.write(self.store, self.status, later)
         if self.remote is not None and self.remote.is_connected:
             mirror = replace(self.status, xmit_q="", indoubt_msgids=[])
-            self.remote.get_handle().store.set_channel_status(self.cdef.name, mirror.to_json())
+            store = self.remote.get_handle().store
+            store.set_channel_status(self.cdef.name, mirror.to_json(), later)
 
     # -- start ---------------------------------------------------------------------------
     def bind(self) -> None:
@@ -154,6 +158,10 @@ class Agent:
         sync = C.MQGMO_SYNCPOINT_IF_PERSISTENT if self.fast else C.MQGMO_SYNCPOINT
         self.getter = XmitGetter(self.xmitq, sync)
         self._wait_for_predecessor()
+        # A channel started again by this process reads the record its last batch
+        # committed without waiting for it (a partner's new connection fences the old
+        # one, which completes its commit): readable first.
+        batchio.await_committed(self.local)
         self.ssync = SyncQueue(self.local, SENDER, cdef.name)
         self.rsync = SyncQueue(self.remote, RECEIVER, cdef.name)
         self.receiver = Receiver(self.remote, partner)
@@ -230,24 +238,28 @@ class Agent:
         self.local.commit()
 
     # -- a batch -------------------------------------------------------------------------
-    def _gather(self, wait_ms: int) -> list[tuple[dict, bytes, float]]:
+    def _gather(self, wait_ms: int) -> list[tuple[Got, float]]:
         """The batch: up to BATCHSZ messages and BATCHLIM kilobytes, waiting `wait_ms`
-        for the first and what is left of BATCHINT for the others (MQMD in the
-        engine's form, data, when got)."""
+        for the first and what is left of BATCHINT for the others (each with when it
+        was got), a run of them with one state call."""
         assert self.getter is not None
         cdef = self.cdef
-        got: list[tuple[dict, bytes, float]] = []
+        got: list[tuple[Got, float]] = []
         limit, size, started = cdef.batch_data_limit * 1024, 0, time.monotonic()
         while len(got) < self.batch_size and (limit == 0 or size < limit):
             if got:
                 wait = cdef.batch_interval - int((time.monotonic() - started) * 1000)
             else:
                 wait = wait_ms
-            item = self.getter.get(wait)
-            if item is None:
+            run = self.getter.get_run(
+                wait, self.batch_size - len(got), limit - size if limit else 0
+            )
+            if not run:
                 break
-            got.append((*item, time.monotonic()))
-            size += len(item[1])
+            now = time.monotonic()
+            for msg in run:
+                got.append((msg, now))
+                size += len(msg.data)
         return got
 
     def step(self, wait_ms: int = 0) -> int:
@@ -268,36 +280,44 @@ class Agent:
             luwid=new_luwid(),
             prev_seq=prev.seq,
             prev_luwid=prev.luwid,
-            msgids=[md["MsgId"].hex() for md, _, _ in got],
+            msgids=[msg.md["MsgId"].hex() for msg, _ in got],
         )
         st = self.status
         st.cur_seq, st.cur_luwid, st.cur_msgs = batch.seq, batch.luwid, len(got)
         try:
-            # Fast non-persistent messages first, before the batch's transaction is open
-            # on the destination's topics: a read_committed reader sees nothing past an
-            # open transaction, so put after it they would wait for its commit.
-            for md, data, got_at in sorted(got, key=lambda g: not self._fast(g[0])):
-                self._send(md, data, got_at)
+            # Everything but the two commits first, both ends' sync records before the
+            # messages: each end's transaction then holds all its partitions (and the
+            # sending end's the batch's consumption, write_acks) while the messages are
+            # put, so that neither commit waits for records sent at its last moment
+            # (measured: the sender's records sent after the messages cost its commit
+            # ~1.8 ms a batch more). Uncommitted, the sender's record is nothing yet: it
+            # commits after the receiver's, as the protocol orders.
+            self.ssync.replace(batch, current=prev)
+            batchio.write_acks(self.local)
             self.rsync.replace(batch, current=prev)
+            batchio.write_acks(self.remote)
+            # Fast non-persistent messages before the persistent ones, which open the
+            # batch's transaction on the destination's topics: a read_committed reader
+            # sees nothing past an open transaction, so put after it they would wait
+            # for its commit.
+            fast_first = sorted(got, key=lambda g: not self._fast(g[0].md))
+            self.receiver.put_batch([self._transfer(msg, got_at) for msg, got_at in fast_first])
             st.indoubt, st.indoubt_msgids = True, batch.msgids
-            S.write(self.store, st)
+            # In Redis once sent (writebehind.py), before the receiver commits.
+            S.write(self.store, st, later=True)
         except BaseException:
             self.remote.backout()
             self.local.backout()
             raise
         try:
-            self.remote.commit()  # the batch is at the receiver: in doubt until ssync's
+            batchio.commit(self.remote)  # the batch is at the receiver: in doubt until ours
         except BaseException:
             # Backed out there (or undecided: the next start compares the records); the
             # gets go back here, or the connection's unit of work would keep them locked.
             self.local.backout()
             raise
-        try:
-            self.ssync.replace(batch, current=prev)
-        except BaseException:
-            self.local.backout()  # in doubt: the next start commits it (_compare)
-            raise
-        self.local.commit()
+        batchio.commit(self.local)  # failing, the batch stays in doubt: the next start
+        # commits it (_compare)
         self.record = batch
         st.last_seq, st.last_luwid, st.indoubt, st.indoubt_msgids = (
             batch.seq,
@@ -307,26 +327,27 @@ class Agent:
         )
         st.batches += 1
         st.msgs += len(got)
-        self.set_status(S.RUNNING)
+        self.set_status(S.RUNNING, later=True)
         return len(got)
 
     def _fast(self, md: dict) -> bool:
         return self.fast and md["Persistence"] != C.MQPER_PERSISTENT
 
-    def _send(self, md: dict, data: bytes, got_at: float) -> None:
-        assert self.receiver is not None
+    def _transfer(self, msg: Got, got_at: float) -> Transfer:
+        """What the receiver puts for a message got: its MQXQH read, its expiry less the
+        time since it was got, its syncpoint (NPMSPEED), its properties."""
         try:
-            th = unwrap(data)
+            th = unwrap(msg.data)
         except XQHError as err:
             # MQ's sending MCA cannot send it either: it stops the channel.
             raise ChannelError(
                 f"AMQ9544E: Messages not put to destination queue. A message on transmission "
                 f"queue {self.cdef.xmit_q_name} has no MQXQH: {err}."
             ) from err
-        expiry = md["Expiry"]
+        expiry = msg.md["Expiry"]
         if expiry != C.MQEI_UNLIMITED:  # less the time since it was got
             expiry = max(1, expiry - int((time.monotonic() - got_at) * 10))
-        self.receiver.put(th, expiry, syncpoint=not self._fast(md))
+        return Transfer(th, expiry, not self._fast(msg.md), msg.properties)
 
     # -- end -----------------------------------------------------------------------------
     def close(self) -> None:

@@ -15,21 +15,22 @@ unexpected one).
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 import adapter.pymqi as pymqi
+from adapter.core import propwire
 from adapter.core.calls import GetRequest, PutRequest
 from adapter.core.model import id24
 from adapter.core.xqh import TransmissionHeader
 from adapter.pymqi.failures import mqi
 
 C = pymqi.CMQC
-Got = tuple[dict[str, Any], bytes]  # the message's MQMD (engine form) and its data
 
 
 @mqi
-def _get(queue: pymqi.Queue, req: GetRequest, wait_ms: int) -> Any:
-    return queue.get_handle().get(req, None, wait_ms)
+def _get_run(queue: pymqi.Queue, req: GetRequest, limit: int, max_bytes: int, wait_ms: int) -> Any:
+    return queue.get_handle().get_run(req, limit, max_bytes, wait_ms)
 
 
 @mqi
@@ -37,35 +38,53 @@ def _put(queue: pymqi.Queue, req: PutRequest, data: bytes) -> Any:
     return queue.get_handle().put(req, data, put1=False)
 
 
+class Got(NamedTuple):
+    """A message got from the transmission queue: its MQMD (the engine's form), its
+    data (MQXQH first) and its message properties (adapter.core.propwire's form)."""
+
+    md: dict[str, Any]
+    data: bytes
+    properties: bytes
+
+
 class XmitGetter:
     """Destructive gets from an open transmission queue with `options` (its syncpoint
-    option; MQGMO_WAIT added when a wait is asked), the requests made once."""
+    option; MQGMO_WAIT added when a wait is asked), the requests made once. Properties
+    come into a message handle, as the MCA gets them: left to PROPCTL they would reach
+    the data as an MQRFH2 in front of the MQXQH."""
 
     def __init__(self, queue: pymqi.Queue, options: int) -> None:
         self.queue = queue
-        options |= C.MQGMO_FAIL_IF_QUIESCING
-        # The face's own translation of a default MQMD and the MQGMO: the same request
-        # an MQGET with these options would make.
-        self._no_wait = pymqi.get_request(pymqi.MD(), pymqi.GMO(Options=options))
-        self._wait = pymqi.get_request(pymqi.MD(), pymqi.GMO(Options=options | C.MQGMO_WAIT))
+        options |= C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_PROPERTIES_IN_HANDLE
+        # The face's own translation of a default MQMD and the MQGMO (with a message
+        # handle): the same request an MQGET with these options would make.
+        no_wait = pymqi.get_request(pymqi.MD(), pymqi.GMO(Options=options))
+        self._no_wait = replace(no_wait, msg_handle=True)
+        self._wait = replace(self._no_wait, options=options | C.MQGMO_WAIT)
 
-    def get(self, wait_ms: int) -> Got | None:
-        """The next message (waiting up to `wait_ms` when above 0), or None (2033)."""
+    def get_run(self, wait_ms: int, limit: int, max_bytes: int = 0) -> list[Got]:
+        """Up to `limit` next messages (and no more once `max_bytes` of data are got, 0:
+        no limit), the run there taken with one state call (the engine's get_run),
+        waiting up to `wait_ms` for the first; [] for 2033."""
         req = self._wait if wait_ms > 0 else self._no_wait
         try:
-            result = _get(self.queue, req, max(wait_ms, 0))
+            results = _get_run(self.queue, req, limit, max_bytes, max(wait_ms, 0))
         except pymqi.MQMIError as err:
             if err.reason == C.MQRC_NO_MSG_AVAILABLE:
-                return None
+                return []
             raise
-        # No conversion and no buffer limit are asked: a warning cannot come with it.
-        return result.md, result.data
+        # No conversion and no buffer limit are asked: a warning cannot come with them.
+        return [Got(r.md, r.data, propwire.pack(r.properties) if r.properties else b"")
+                for r in results]  # fmt: skip
 
 
-def put_request(th: TransmissionHeader, expiry: int, options: int) -> PutRequest:
+def put_request(
+    th: TransmissionHeader, expiry: int, options: int, properties: bytes = b""
+) -> PutRequest:
     """The MQPUT of the message `th` carries, as it was put at the sending end: its
     MQMD (and MQMDE's version-2 fields) with every context field set
-    (MQPMO_SET_ALL_CONTEXT in `options`), and `expiry` as what remains of it."""
+    (MQPMO_SET_ALL_CONTEXT in `options`), `expiry` as what remains of it, and its
+    message properties (propwire form)."""
     md, mde = th.md, th.mde
     ext = mde if mde is not None else md
     context = {
@@ -101,7 +120,36 @@ def put_request(th: TransmissionHeader, expiry: int, options: int) -> PutRequest
         C.MQMD_VERSION_2,
         context,
         0,
+        properties,
     )
+
+
+@mqi
+def put_run(queue: pymqi.Queue, items: list[tuple[PutRequest, bytes]]) -> list[Any]:
+    """MQPUT of a run of messages through the engine's handle (QueueHandle.put_run):
+    for each, None or the MQMIError its put failed with."""
+    return queue.get_handle().put_run(items)
+
+
+@mqi
+def write_acks(qm: pymqi.QueueManager) -> None:
+    """The consumption of the gets `qm`'s unit of work holds, into its transaction now
+    (UnitsOfWork.write_acks): the agent's last get of a batch is behind it."""
+    qm.get_handle().txn.write_acks()
+
+
+@mqi
+def commit(qm: pymqi.QueueManager) -> None:
+    """MQCMIT of one end's batch without waiting for its puts to become readable
+    (Connection.commit(visible=False)): nothing the agent does next reads them but
+    the next batch's sync-record get, which waits for its record (syncq.py)."""
+    qm.get_handle().commit(visible=False)
+
+
+@mqi
+def await_committed(qm: pymqi.QueueManager) -> None:
+    """Once this returns, what `commit` committed on `qm` is readable."""
+    qm.get_handle().txn.await_committed()
 
 
 def put(queue: pymqi.Queue, req: PutRequest, data: bytes) -> None:

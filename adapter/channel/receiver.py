@@ -24,12 +24,16 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass, replace
+from itertools import groupby
 
 import adapter.pymqi as pymqi
 from adapter.channel.batchio import put as engine_put
 from adapter.channel.batchio import put_request
+from adapter.channel.batchio import put_run as engine_put_run
+from adapter.core.calls import PutRequest
 from adapter.core.dlh import DeadLetterHeader
-from adapter.core.text import mqchar
+from adapter.core.text import mqstr
 from adapter.core.xqh import TransmissionHeader
 
 log = logging.getLogger("mqk.channel.receiver")
@@ -52,30 +56,23 @@ UNDELIVERABLE = frozenset(
     }
 )
 _OPEN = C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT | C.MQOO_FAIL_IF_QUIESCING
-_MD_FIELDS = (
-    "Report", "MsgType", "Feedback", "Encoding", "CodedCharSetId", "Format", "Priority",
-    "Persistence", "MsgId", "CorrelId", "ReplyToQ", "ReplyToQMgr", "UserIdentifier",
-    "AccountingToken", "ApplIdentityData", "PutApplType", "PutApplName", "PutDate",
-    "PutTime", "ApplOriginData",
-)  # fmt: skip
-_MDE_FIELDS = ("Encoding", "CodedCharSetId", "Format", "GroupId", "MsgSeqNumber", "Offset",
-               "MsgFlags", "OriginalLength")  # fmt: skip
+_DEAD = mqstr(C.MQFMT_DEAD_LETTER_HEADER)
 
 
-def _value(v: object) -> object:
-    return v.encode() if isinstance(v, str) else v
+@dataclass(frozen=True)
+class Transfer:
+    """A message of a batch as the receiver puts it: its MQXQH (destination, MQMD,
+    data), the expiry left, whether it is put under the batch's unit of work, and its
+    message properties (propwire form)."""
+
+    th: TransmissionHeader
+    expiry: int
+    syncpoint: bool
+    properties: bytes = b""
 
 
-def message_descriptor(th: TransmissionHeader, expiry: int) -> pymqi.MD:
-    """The MQMD the message is put with at the receiving end."""
-    md = pymqi.MD(Version=C.MQMD_VERSION_2)
-    for name in _MD_FIELDS:
-        setattr(md, name, _value(th.md[name]))
-    if th.mde is not None:
-        for name in _MDE_FIELDS:
-            setattr(md, name, _value(th.mde[name]))
-    md.Expiry = expiry
-    return md
+def _destination(m: Transfer) -> tuple[str, str, bool]:
+    return m.th.remote_q_name, m.th.remote_q_mgr_name, m.syncpoint
 
 
 class Receiver:
@@ -99,21 +96,33 @@ class Receiver:
             q = self._queues[key] = pymqi.Queue(self.qm, od, _OPEN)
         return q
 
-    def put(self, th: TransmissionHeader, expiry: int, *, syncpoint: bool) -> None:
-        """Put one message of the batch (under the batch's unit of work when
-        `syncpoint`, else visible at once), or dead-letter it."""
-        sync = C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
-        options = sync | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_FAIL_IF_QUIESCING
-        try:
-            queue = self._queue(th.remote_q_name, th.remote_q_mgr_name)
-            engine_put(queue, put_request(th, expiry, options), th.data)
-        except pymqi.MQMIError as err:
-            if err.reason not in UNDELIVERABLE:
-                raise
-            self._queues.pop((th.remote_q_name, th.remote_q_mgr_name), None)
-            self._dead_letter(th, message_descriptor(th, expiry), err.reason, sync)
+    def put_batch(self, msgs: list[Transfer]) -> None:
+        """Put the messages of a batch in order, each under the batch's unit of work
+        (`syncpoint`) or visible at once, with its message properties, or dead-letter
+        it. A run of messages for one destination goes to the engine at once
+        (QueueHandle.put_run); each refusal is its message's."""
+        for (qname, qmgr, syncpoint), same in groupby(msgs, _destination):
+            run = list(same)
+            sync = C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT
+            options = sync | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_FAIL_IF_QUIESCING
+            items = [(put_request(m.th, m.expiry, options, m.properties), m.th.data) for m in run]
+            try:
+                outcomes: list[pymqi.MQMIError | None] = engine_put_run(
+                    self._queue(qname, qmgr), items
+                )
+            except pymqi.MQMIError as err:  # the destination cannot be opened (2085, ...)
+                if err.reason not in UNDELIVERABLE:
+                    raise
+                outcomes = [err] * len(run)
+            for m, (req, _), err in zip(run, items, outcomes, strict=True):
+                if err is None:
+                    continue
+                if err.reason not in UNDELIVERABLE:
+                    raise err
+                self._queues.pop((qname, qmgr), None)  # opened again for the next
+                self._dead_letter(m.th, req, err.reason)
 
-    def _dead_letter(self, th: TransmissionHeader, md: pymqi.MD, reason: int, sync: int) -> None:
+    def _dead_letter(self, th: TransmissionHeader, req: PutRequest, reason: int) -> None:
         dlq = self.qm.get_handle().qmgr_def().dead_letter_q
         if not dlq:
             log.error(
@@ -126,18 +135,18 @@ class Receiver:
             reason=reason,
             dest_q_name=th.remote_q_name,
             dest_q_mgr_name=th.remote_q_mgr_name,
-            encoding=md.Encoding,
-            coded_char_set_id=md.CodedCharSetId,
-            format=md.Format,
+            encoding=req.encoding,
+            coded_char_set_id=req.ccsid,
+            format=req.format.encode(),
             put_appl_type=C.MQAT_QMGR,
             put_appl_name=self.qmgr,
             put_date=time.strftime("%Y%m%d", now).encode(),
             put_time=time.strftime("%H%M%S00", now).encode(),
         )
-        md.Format = mqchar(C.MQFMT_DEAD_LETTER_HEADER, 8)
-        md.Encoding, md.CodedCharSetId = C.MQENC_NATIVE, C.MQCCSI_Q_MGR
-        pmo = pymqi.PMO(Options=sync | C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_FAIL_IF_QUIESCING)
-        self._queue(dlq, "").put(header.pack() + th.data, md, pmo)
+        # The message as it was, behind the MQDLH, which takes its Format, Encoding and
+        # CCSID; its context and properties stay.
+        dead = replace(req, format=_DEAD, encoding=C.MQENC_NATIVE, ccsid=C.MQCCSI_Q_MGR)
+        engine_put(self._queue(dlq, ""), dead, header.pack() + th.data)
         self.dead_lettered += 1
         log.warning(
             "channel message for %s at %s put to the dead-letter queue %s (reason %d)",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 
 from adapter.shim.store import StateStore
 
@@ -49,7 +49,8 @@ class ChannelStatus:
     indoubt_msgids: list[str] = field(default_factory=list)  # hex, of the xmitq
 
     def to_json(self) -> bytes:
-        return json.dumps(asdict(self), sort_keys=True).encode()
+        # Flat fields: read them as they are (asdict copies deep, on every batch).
+        return json.dumps({f.name: getattr(self, f.name) for f in _FIELDS}, sort_keys=True).encode()
 
     @classmethod
     def from_json(cls, raw: bytes) -> ChannelStatus:
@@ -58,10 +59,15 @@ class ChannelStatus:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
+_FIELDS = fields(ChannelStatus)
+
+
 def read(store: StateStore, channel: str) -> ChannelStatus | None:
     raw = store.channel_status(channel)
     return None if raw is None else ChannelStatus.from_json(raw)
 
 
-def write(store: StateStore, status: ChannelStatus) -> None:
-    store.set_channel_status(status.channel, status.to_json())
+def write(store: StateStore, status: ChannelStatus, later: bool = False) -> None:
+    """`later`: write-behind (StateStore.set_channel_status), for the figures of each
+    batch."""
+    store.set_channel_status(status.channel, status.to_json(), later)

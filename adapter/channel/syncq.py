@@ -14,17 +14,19 @@ puts (receiver) or gets (sender) commit together or not at all.
 from __future__ import annotations
 
 import json
-import logging
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 
 import adapter.pymqi as pymqi
 from adapter import config
 
-log = logging.getLogger("mqk.channel.syncq")
 C = pymqi.CMQC
 SYNCQ = "SYSTEM.CHANNEL.SYNCQ"
 SENDER, RECEIVER = "S", "R"
 SEQ_WRAP = 999_999_999  # SEQWRAP's default: sequence numbers restart at 1 after it
+# How long `replace` waits for a record its caller committed to become readable (its
+# commit markers are written within milliseconds while the broker is well; past this,
+# the record is taken for lost: SyncRecordUnavailableError, the channel retries).
+REPLACE_WAIT_MS = 5000
 _OPEN = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING
 
 
@@ -47,7 +49,9 @@ class SyncRecord:
         return (self.seq, self.luwid) == (other.seq, other.luwid)
 
     def to_bytes(self) -> bytes:
-        return json.dumps(asdict(self), sort_keys=True).encode()
+        # Flat fields: read them as they are (asdict copies deep, on every batch).
+        flat = {f.name: getattr(self, f.name) for f in fields(self)}
+        return json.dumps(flat, sort_keys=True).encode()
 
     @classmethod
     def from_bytes(cls, raw: bytes) -> SyncRecord:
@@ -105,32 +109,19 @@ class SyncQueue:
         self.correl_id = f"{end}:{channel}".encode().ljust(24, b"\0")
         self.queue = pymqi.Queue(qm, SYNCQ, _OPEN)
 
-    def _reopened(self, err: pymqi.MQMIError) -> bool:
-        """2052 on the first start: two agents of one queue manager defined SYNCQ at
-        once and the later definition replaced the earlier (ensure_syncq is not atomic),
-        so handles opened on the first see the queue as deleted though its records are
-        on the same topics. Open it again (True) and let the caller retry once."""
-        if err.reason != C.MQRC_Q_DELETED:
-            return False
-        log.warning("%s was defined again under this agent: opening it again", SYNCQ)
-        self.queue = pymqi.Queue(self.qm, SYNCQ, _OPEN)
-        return True
-
-    def _get(self, options: int) -> SyncRecord | None:
-        for attempt in (1, 2):
-            md = pymqi.MD(CorrelId=self.correl_id)
-            gmo = pymqi.GMO(
-                Options=options | C.MQGMO_FAIL_IF_QUIESCING,
-                MatchOptions=C.MQMO_MATCH_CORREL_ID,
-            )
-            try:
-                return SyncRecord.from_bytes(self.queue.get(None, md, gmo))
-            except pymqi.MQMIError as err:
-                if err.reason == C.MQRC_NO_MSG_AVAILABLE:
-                    return None
-                if attempt == 2 or not self._reopened(err):
-                    raise
-        raise AssertionError("unreachable")
+    def _get(self, options: int, wait_ms: int = 0) -> SyncRecord | None:
+        md = pymqi.MD(CorrelId=self.correl_id)
+        gmo = pymqi.GMO(
+            Options=options | C.MQGMO_FAIL_IF_QUIESCING | (C.MQGMO_WAIT if wait_ms else 0),
+            MatchOptions=C.MQMO_MATCH_CORREL_ID,
+            WaitInterval=wait_ms,
+        )
+        try:
+            return SyncRecord.from_bytes(self.queue.get(None, md, gmo))
+        except pymqi.MQMIError as err:
+            if err.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return None
+            raise
 
     def read(self, timeout_s: float | None = None) -> SyncRecord:
         """The committed record; MQ's zero state only when there is none.
@@ -181,8 +172,12 @@ class SyncQueue:
         `current`: the record the caller knows to be there (compared at start, or
         written by its last batch); if the get does not return that one, the unit of
         work must not commit (two records for one end, or a lost one, would make the
-        next start compare the wrong state): SyncRecordUnavailableError."""
-        old = self._get(C.MQGMO_SYNCPOINT)
+        next start compare the wrong state): SyncRecordUnavailableError. A record the
+        caller committed is waited for (REPLACE_WAIT_MS): the agent commits without
+        waiting for its puts to become readable, so the last batch's record may still be
+        on its way to the readers."""
+        committed = current is not None and not _same(None, current)
+        old = self._get(C.MQGMO_SYNCPOINT, REPLACE_WAIT_MS if committed else 0)
         if current is not None and not _same(old, current):
             raise SyncRecordUnavailableError(
                 f"the {self.end_name} sync record of channel {self.channel} is "

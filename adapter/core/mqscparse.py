@@ -16,7 +16,15 @@ interactively", https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.1.0/com.ibm
   ('' is a quote), an unquoted one is upper-cased and may not contain blanks;
 - "Repeated parameters are not allowed. Repeating a parameter with its "NO" version,
   as in REPLACE NOREPLACE, is also not allowed."
-- a generic name (ending with `*`) is for DISPLAY.
+- a generic name (ending with `*`) is for DISPLAY;
+- a subscription may be named by its identifier instead of its name: "ALT SUB(xyz),
+  ALT SUB SUBID(123), ALT SUB(xyz) SUBID(123)" are the valid forms of ALTER SUB
+  (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q085420_.html, usage
+  note 1), the same three of DELETE SUB
+  (https://www.ibm.com/docs/en/SSFKSJ_9.2.0/com.ibm.mq.ref.adm.doc/q085950_.html), and
+  DISPLAY SUB / DISPLAY SBSTATUS take "(generic name)" or "SUBID(id)"
+  (https://www.ibm.com/docs/SSFKSJ_9.2.0/refadmin/q086340_.html; DEFINE SUB needs its
+  name).
 
 Verbs and object types take runmqsc's short forms (DEF, ALT, DEL, DIS; QL, QA, QM, QR,
 Q, QS). A syntax error carries the command text up to the point where it was seen, which
@@ -73,6 +81,13 @@ OBJECTS = {
 }
 # Verbs that take a generic name (RESET QSTATS(generic-qname) as DISPLAY does).
 _GENERIC_VERBS = ("DISPLAY", "RESET")
+# Commands whose object may be named by this keyword's value instead of a name.
+_NAMED_BY = {
+    ("ALTER", "SUB"): "SUBID",
+    ("DELETE", "SUB"): "SUBID",
+    ("DISPLAY", "SUB"): "SUBID",
+    ("DISPLAY", "SBSTATUS"): "SUBID",
+}
 # A parameter and its "NO" version are one parameter (given once).
 _NEGATIVES = {
     "NOREPLACE": "REPLACE",
@@ -240,7 +255,9 @@ def parse(cmd: Command) -> Command:
         if cmd.name is not None:
             raise MQSCSyntaxError(cmd.segment(params[1]), "QMGR takes no name")
     elif not cmd.name:
-        raise MQSCSyntaxError(cmd.segment(params[1]), "a name is required")
+        other = _NAMED_BY.get((verb, cmd.objtype))
+        if other is None or not any(p.keyword == other and p.value for p in params[2:]):
+            raise MQSCSyntaxError(cmd.segment(params[1]), "a name is required")
     elif "*" in cmd.name and (
         verb not in _GENERIC_VERBS or cmd.name.index("*") != len(cmd.name) - 1
     ):

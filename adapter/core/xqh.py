@@ -171,8 +171,9 @@ def unwrap(data: bytes) -> TransmissionHeader:
     f = _XQH.unpack_from(data)
     if f[1] != C.MQXQH_VERSION_1:
         raise XQHError(f"MQXQH Version {f[1]}: only version 1 exists")
-    md = {n: (mqstr(v) if isinstance(v, bytes) and n not in _BYTES else v)
-          for n, v in zip(_MD1_NAMES, f[4:], strict=True)}  # fmt: skip
+    md = dict(zip(_MD1_NAMES, f[4:], strict=True))
+    for name in _TEXT:  # as mqstr reads them: cut at a NUL, UTF-8, trailing blanks gone
+        md[name] = md[name].split(b"\0", 1)[0].decode("utf-8", "replace").rstrip(" ")
     rest, mde = data[_XQH.size :], None
     if md["Format"] == mqstr(C.MQFMT_MD_EXTENSION):
         if len(rest) < _MDE.size or rest[:4] != C.MQMDE_STRUC_ID:
@@ -199,3 +200,10 @@ _MD1_NAMES = (
     "BackoutCount", "ReplyToQ", "ReplyToQMgr", "UserIdentifier", "AccountingToken",
     "ApplIdentityData", "PutApplType", "PutApplName", "PutDate", "PutTime", "ApplOriginData",
 )  # fmt: skip
+# The MQCHAR fields of the embedded MQMD (read back as str); the others are MQLONG or
+# MQBYTE (_BYTES).
+_TEXT = tuple(
+    n
+    for n, code in zip(_MD1_NAMES, _MD1.split(), strict=True)
+    if code.endswith("s") and n not in _BYTES
+)

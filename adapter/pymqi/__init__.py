@@ -63,6 +63,8 @@ __all__ = [
     "CBC",
     "CBD",
     "CD",
+    "ByteString",
+    "CFBS",
     "CFH",
     "CFIF",
     "CFIL",
@@ -929,8 +931,8 @@ def connect(
 
 
 # PCF administration (after QueueManager: pcf.py builds on it).
-from adapter.pymqi.pcf import Filter, PCFExecute  # noqa: E402
-from adapter.pymqi.pcfstructs import CFH, CFIF, CFIL, CFIN, CFSF, CFSL, CFST  # noqa: E402
+from adapter.pymqi.pcf import ByteString, Filter, PCFExecute  # noqa: E402
+from adapter.pymqi.pcfstructs import CFBS, CFH, CFIF, CFIL, CFIN, CFSF, CFSL, CFST  # noqa: E402
 
 PCFExecute.connector = QueueManager
 PCFExecute.queue_class = Queue

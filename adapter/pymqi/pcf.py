@@ -7,9 +7,17 @@
 
 `pcf.MQCMD_xxx(parameters, filters)` builds the command message as pymqi does (a str /
 bytes value an MQCFST, an int an MQCFIN, or an MQCFIL for an *_ATTRS selector, a list
-of ints an MQCFIL, a list of strings an MQCFSL; `Filter(selector).like(b"X*")` an
-MQCFSF, an integer filter an MQCFIF), and returns the responses as pymqi does: a list
-of dicts keyed by parameter identifier, ints, lists and blank-padded bytes. A response
+of ints an MQCFIL, a list of strings an MQCFSL, `ByteString(value)` an MQCFBS;
+`Filter(selector).like(b"X*")` an MQCFSF, an integer filter an MQCFIF), and returns the
+responses as pymqi does: a list
+of dicts keyed by parameter identifier, ints, lists and blank-padded bytes. One
+difference: bytes (or a str) given for a byte-string parameter, an MQBACF_* identifier
+such as MQBACF_SUB_ID, travel as the MQCFBS IBM's PCF reference says it is (e.g.
+"SubId (MQCFBS)", Delete Subscription:
+<https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.ref.adm.doc/q087210_.html>),
+not as an MQCFST: a character string is read as text (converted, its trailing blanks
+and nulls not part of it), which would damage an identifier's bytes. pymqi sends an
+MQCFST there, which a queue manager refuses; `ByteString` works in both. A response
 whose MQCFH CompCode is not MQCC_OK raises MQMIError(CompCode, Reason), as pymqi's
 `_unpack` does.
 
@@ -38,9 +46,10 @@ from typing import Any
 from adapter.core import cmqc as C  # noqa: N812
 from adapter.core import cmqcfc as F  # noqa: N812
 from adapter.core import pcf
+from adapter.core.pcfcommand import is_byte_selector
 from adapter.pymqi import pcfqueue, pcfserver
 from adapter.pymqi.errors import Error, MQMIError, PYIFError
-from adapter.pymqi.pcfstructs import CFH, CFIF, CFIL, CFIN, CFSF, CFSL, CFST
+from adapter.pymqi.pcfstructs import CFBS, CFH, CFIF, CFIL, CFIN, CFSF, CFSL, CFST
 
 _ENCODING = C.MQENC_NATIVE
 # Selectors pymqi sends as an MQCFIL even when given one int: its *_ATTRS parameters.
@@ -52,6 +61,17 @@ _OPERATORS = {
     "not_less": F.MQCFOP_NOT_LESS, "not_equal": F.MQCFOP_NOT_EQUAL,
     "not_greater": F.MQCFOP_NOT_GREATER, "like": F.MQCFOP_LIKE, "not_like": F.MQCFOP_NOT_LIKE,
 }  # fmt: skip
+
+
+class ByteString:
+    """pymqi's and ibmmq's wrapper of a value that goes as an MQCFBS (a byte string
+    parameter): `{CMQCFC.MQBACF_SUB_ID: ByteString(sub_id)}`."""
+
+    def __init__(self, value: bytes | str) -> None:
+        self.value = value
+
+    def __len__(self) -> int:
+        return len(self.value)
 
 
 class _Filter:
@@ -79,9 +99,15 @@ class Filter:
 
 
 def _param(key: int, value: Any) -> pcf.Param:
-    """A parameter structure for one entry of the caller's dict, as pymqi chooses it."""
+    """A parameter structure for one entry of the caller's dict, as pymqi chooses it
+    (and an MQCFBS for an MQBACF_* identifier: see the module's docstring)."""
+    if isinstance(value, ByteString):
+        raw = value.value
+        return pcf.Param(F.MQCFT_BYTE_STRING, key, raw.encode() if isinstance(raw, str) else raw)
     if isinstance(value, str):
         value = value.encode()
+    if isinstance(value, (bytes, bytearray)) and is_byte_selector(key):
+        return pcf.Param(F.MQCFT_BYTE_STRING, key, bytes(value))
     if isinstance(value, bytes):
         return pcf.Param(F.MQCFT_STRING, key, value)
     if isinstance(value, bool) or not isinstance(value, (int, list, tuple)):
@@ -160,13 +186,13 @@ def _text(value: bytes | str) -> str:
 
 
 def _command_params(given: Any) -> list[pcf.Param]:
-    """A dict of selector -> value, or a list of CFIN / CFST / CFIL / CFSL structures
-    (IBM's examples build those)."""
+    """A dict of selector -> value, or a list of CFIN / CFST / CFBS / CFIL / CFSL
+    structures (IBM's examples build those)."""
     if isinstance(given, dict):
         return [_param(k, v) for k, v in given.items()]
     if isinstance(given, (list, tuple)):
-        if not all(isinstance(p, (CFIN, CFST, CFIL, CFSL)) for p in given):
-            raise PYIFError("a parameter list holds CFIN, CFST, CFIL and CFSL structures")
+        if not all(isinstance(p, (CFIN, CFST, CFBS, CFIL, CFSL)) for p in given):
+            raise PYIFError("a parameter list holds CFIN, CFST, CFBS, CFIL and CFSL structures")
         try:
             return [p.param() for p in given]
         except (TypeError, ValueError) as err:  # CFIN(Value="x"), CFST(String=1.5), ...
@@ -250,4 +276,4 @@ class PCFExecute:
             self.qm.disconnect()
 
 
-__all__ = ["Filter", "PCFExecute"]
+__all__ = ["ByteString", "Filter", "PCFExecute"]

@@ -1,7 +1,7 @@
 """pymqi's and ibmmq's PCF structure classes, as far as PCFExecute's callers use them:
 CFH (the header of a response, as `responses=` hands it back), and the parameters a
-command may be given as a list instead of a dict — CFIN, CFST, CFIL, CFSL, CFIF, CFSF —
-with their field names (Parameter, Value, String, Values, Strings, Operator,
+command may be given as a list instead of a dict — CFIN, CFST, CFBS, CFIL, CFSL, CFIF,
+CFSF — with their field names (Parameter, Value, String, Values, Strings, Operator,
 FilterValue, CodedCharSetId).
 
 IBM's example (code/examples/def_queue.py of ibm-messaging/mq-mqi-python):
@@ -90,6 +90,15 @@ class CFST(_Parameter):
         return pcf.Param(F.MQCFT_STRING, self.Parameter, value, ccsid=self.CodedCharSetId)
 
 
+class CFBS(_Parameter):
+    """A byte string parameter (MQCFBS: an MQBACF_* identifier such as MQBACF_SUB_ID)."""
+
+    _fields = {"Parameter": 0, "String": b""}
+
+    def param(self) -> pcf.Param:
+        return pcf.Param(F.MQCFT_BYTE_STRING, self.Parameter, _bytes(self.String))
+
+
 class CFIL(_Parameter):
     _fields = {"Parameter": 0, "Values": ()}
 
@@ -127,4 +136,4 @@ class CFSF(_Parameter):
         )  # fmt: skip
 
 
-__all__ = ["CFH", "CFIF", "CFIL", "CFIN", "CFSF", "CFSL", "CFST"]
+__all__ = ["CFBS", "CFH", "CFIF", "CFIL", "CFIN", "CFSF", "CFSL", "CFST"]

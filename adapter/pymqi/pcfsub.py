@@ -106,13 +106,15 @@ class SubServer:
         return self.qm.get_handle().subadmin
 
     @staticmethod
-    def _selected(req: Request) -> tuple[str, bytes | None]:
-        # An MQCFBS as MQ sends it; a dict-built command of the pymqi face sends bytes
-        # as an MQCFST.
-        kind = req.types.get(F.MQBACF_SUB_ID, F.MQCFT_BYTE_STRING)
-        sub_id = req.take(F.MQBACF_SUB_ID, kind=kind)
-        if isinstance(sub_id, str):
-            sub_id = sub_id.encode("latin-1")
+    def _sub_id(req: Request) -> bytes | None:
+        """SubId: an MQCFBS, as IBM's reference has it (the faces send MQBACF_*
+        parameters so: adapter/pymqi/pcf.py). An MQCFST is refused (3015): read as text
+        it would not be the identifier's bytes."""
+        return req.take(F.MQBACF_SUB_ID, kind=F.MQCFT_BYTE_STRING)
+
+    @classmethod
+    def _selected(cls, req: Request) -> tuple[str, bytes | None]:
+        sub_id = cls._sub_id(req)
         name = req.take(F.MQCACF_SUB_NAME, required=sub_id is None)
         return name or "*", sub_id
 
@@ -218,10 +220,7 @@ class SubServer:
         differ from it ("Change, Copy, and Create Subscription",
         <https://www.ibm.com/docs/en/SSFKSJ_9.4.0/refadmin/q087050_.html>)."""
         to_name = req.take(F.MQCACF_TO_SUB_NAME, required=True)
-        kind = req.types.get(F.MQBACF_SUB_ID, F.MQCFT_BYTE_STRING)
-        sub_id = req.take(F.MQBACF_SUB_ID, kind=kind)
-        if isinstance(sub_id, str):
-            sub_id = sub_id.encode("latin-1")
+        sub_id = self._sub_id(req)
         from_name = req.take(F.MQCACF_FROM_SUB_NAME, required=sub_id is None)
         replace = req.take(F.MQIACF_REPLACE, 0)
         if replace not in (0, 1):

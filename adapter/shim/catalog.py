@@ -14,6 +14,12 @@ open needs it, else the command fails): ALTER queues
 MQRCCF_OBJECT_OPEN_FORCE (3210,
 <https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q047310_.html>).
 
+DEFINE, ALTER and DELETE run holding the claim of the object's name (nameclaims.py), so
+two processes defining one new queue at once make one queue: the second waits, then
+finds it (4001, or REPLACE of that same incarnation), and no handle opened on the first
+gets MQRC_Q_DELETED. Topic objects, subscriptions and channels take the same claim of
+their catalog keys (`claimed`).
+
 Every definition has a mark in the queue's state (`QueueDef.mark()`: which DEFINE made
 the queue, and a digest of its attributes); DELETE QLOCAL leaves the mark DELETED. Open
 handles and this cache compare the mark on each call, which costs no round trip while it
@@ -25,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, fields, replace
 
 from adapter import config
@@ -34,6 +41,7 @@ from adapter.core.propctl import PROPCTL_VALUES
 from adapter.core.text import object_name_error
 from adapter.shim import naming
 from adapter.shim.log import Log, Producer, TopicSpec, produce, read_range
+from adapter.shim.nameclaims import NameClaims
 from adapter.shim.qmgrdef import ALTERABLE as QMGR_ALTERABLE
 from adapter.shim.qmgrdef import QMGR_KEY, QMgrDef, is_queue_key
 from adapter.shim.store import DELETED, UOW_LOCK_OWNER, StateStore
@@ -328,8 +336,16 @@ class Catalog:
         self._marks: dict[str, str] = {}  # the definition mark each cached one came with
         self._qmgr_def: QMgrDef | None = None
         self._qmgr_mark: str | None = None
+        self.claims = NameClaims(store)
+
+    def claimed(self, key: str) -> AbstractContextManager[None]:
+        """Hold the claim of catalog key `key` (a queue's name, or an object's key:
+        `*TOPIC:<name>`, ...) for a block that checks and changes the object: one
+        definer at a time across processes (nameclaims.py)."""
+        return self.claims.held(key)
 
     def _write(self, name: str, value: bytes | None) -> None:
+        self.claims.confirm(name)  # a definer that lost its claim writes nothing
         done: list = []
         topic = naming.catalog_topic(self.qmgr)
         produce(self.producer, topic, name.encode(), value, lambda err, _m: done.append(err))
@@ -341,6 +357,10 @@ class Catalog:
         """DEFINE (REPLACE). `force`: an alias's TARGET may change while it is open
         (FORCE); its open handles then get MQRC_OBJECT_CHANGED."""
         qdef.validate()
+        with self.claimed(qdef.name):
+            return self._define(qdef, replace, force)
+
+    def _define(self, qdef: QueueDef, replace: bool, force: bool) -> QueueDef:
         existing = self.lookup(qdef.name, refresh=True)
         if existing is not None and not replace:
             raise fail(C.MQRCCF_OBJECT_ALREADY_EXISTS)
@@ -387,6 +407,10 @@ class Catalog:
         see the new definition on their next call (GET(DISABLED) / PUT(DISABLED) at
         once). ValueError for an attribute that cannot change (or is unknown). An alias's
         TARGET changes while the alias is open only with `force` (FORCE)."""
+        with self.claimed(name):  # the attributes read are the ones changed
+            return self._alter(name, force, changes)
+
+    def _alter(self, name: str, force: bool, changes: dict[str, object]) -> QueueDef:
         qdef = self.lookup(name, refresh=True)
         if qdef is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
@@ -411,6 +435,10 @@ class Catalog:
         refused with MQRC_UNKNOWN_OBJECT_NAME (store.begin_delete). `force` deletes it
         even so (a dynamic queue its MQCLOSE deletes): handles still open on it get
         MQRC_Q_DELETED on their next call."""
+        with self.claimed(name):
+            self._delete(name, purge, force)
+
+    def _delete(self, name: str, purge: bool, force: bool) -> None:
         qdef = self.lookup(name, refresh=True)
         if qdef is None:
             raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
@@ -452,9 +480,10 @@ class Catalog:
         """The definition goes (tombstone, cache, mark DELETED) but not yet the messages
         (a dynamic queue closed inside a unit of work that touched it): the name is free,
         opens give MQRC_UNKNOWN_OBJECT_NAME and open handles MQRC_Q_DELETED."""
-        self._write(name, None)
-        self.store.queue(name).set_definition(DELETED)
-        self._forget_cached(name)
+        with self.claimed(name):
+            self._write(name, None)
+            self.store.queue(name).set_definition(DELETED)
+            self._forget_cached(name)
 
     def _forget_cached(self, name: str) -> None:
         self.store.catalog_delete(name)
@@ -560,6 +589,10 @@ class Catalog:
         unknown = set(changes) - QMGR_ALTERABLE
         if unknown:
             raise ValueError(f"not queue manager attributes: {sorted(unknown)}")
+        with self.claimed(QMGR_KEY):  # two ALTER QMGRs at once: neither change is lost
+            return self._alter_qmgr(changes)
+
+    def _alter_qmgr(self, changes: dict[str, object]) -> QMgrDef:
         qm = replace(self.qmgr_def(), **changes)
         qm.validate()
         self.log.create_topics(

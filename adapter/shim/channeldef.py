@@ -27,6 +27,8 @@ channel's transmission queue (MQ's own convention for naming transmission queues
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, fields
 
 from adapter.core import cmqc as C
@@ -126,9 +128,16 @@ class CatalogObjects:
 
     def object_keys(self) -> list[str]: ...
 
+    def claimed(self, key: str) -> AbstractContextManager[None]:
+        """One definer of `key` at a time, across processes (shim/nameclaims.py)."""
+        ...
+
 
 class ChannelCatalog:
-    """DEFINE / ALTER / DELETE CHANNEL and lookups, on a queue catalog."""
+    """DEFINE / ALTER / DELETE CHANNEL and lookups, on a queue catalog. Each change
+    runs holding the claim of the channel's catalog key: of two DEFINEs of one channel
+    at once the second finds the first's (4001 without REPLACE), and an ALTER changes
+    the definition it read."""
 
     def __init__(self, catalog: CatalogObjects) -> None:
         self.catalog = catalog
@@ -141,18 +150,31 @@ class ChannelCatalog:
         """DEFINE CHANNEL (REPLACE): 4001 if it exists without REPLACE, 4002 if REPLACE
         names a channel of another type (as DEFINE of a queue)."""
         cdef.validate()
-        existing = self.lookup(cdef.name)
-        if existing is not None and not replace:
-            raise fail(C.MQRCCF_OBJECT_ALREADY_EXISTS)
-        if existing is not None and existing.channel_type != cdef.channel_type:
-            raise fail(C.MQRCCF_OBJECT_WRONG_TYPE)
-        self.catalog.write_object(channel_key(cdef.name), cdef.to_json())
-        return cdef
+        with self.catalog.claimed(channel_key(cdef.name)):
+            existing = self.lookup(cdef.name)
+            if existing is not None and not replace:
+                raise fail(C.MQRCCF_OBJECT_ALREADY_EXISTS)
+            if existing is not None and existing.channel_type != cdef.channel_type:
+                raise fail(C.MQRCCF_OBJECT_WRONG_TYPE)
+            self.catalog.write_object(channel_key(cdef.name), cdef.to_json())
+            return cdef
+
+    def alter(self, name: str, change: Callable[[ChannelDef], None]) -> ChannelDef:
+        """ALTER CHANNEL / Change Channel: `change` (the face's checks, which raise its
+        own errors, and the new values) applied to the definition as it is now, then
+        validated and written. 2085 when there is no such channel."""
+        with self.catalog.claimed(channel_key(name)):
+            cdef = self.lookup(name)
+            if cdef is None:
+                raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+            change(cdef)
+            return self.define(cdef, replace=True)
 
     def delete(self, name: str) -> None:
-        if self.lookup(name) is None:
-            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
-        self.catalog.write_object(channel_key(name), None)
+        with self.catalog.claimed(channel_key(name)):
+            if self.lookup(name) is None:
+                raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+            self.catalog.write_object(channel_key(name), None)
 
     def names(self) -> list[str]:
         n = len(CHANNEL_PREFIX)

@@ -510,11 +510,12 @@ class Connection:
         every consumption is in the ack logs."""
         self.pump.barrier()
 
-    def commit(self) -> None:
+    def commit(self, visible: bool = True) -> None:
+        """MQCMIT (`visible`: UnitsOfWork.commit)."""
         self.run.check()  # ending immediately: backed out, MQRC_Q_MGR_STOPPING
         self.barrier()
         try:
-            self.txn.commit()
+            self.txn.commit(visible)
         finally:
             self._drop_deleted()
 

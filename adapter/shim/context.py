@@ -84,8 +84,10 @@ def put_timestamp(
     return now_ms
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_put_date_time(date: str, time_: str) -> int | None:
-    """MQMD PutDate (YYYYMMDD) and PutTime (HHMMSSTH, UTC) as epoch milliseconds."""
+    """MQMD PutDate (YYYYMMDD) and PutTime (HHMMSSTH, UTC) as epoch milliseconds (the
+    same few values recur: a channel's receiver puts a batch with its senders' times)."""
     if len(date) != 8 or len(time_) < 6 or not (date + time_).isdigit():
         return None
     try:

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from adapter import config
 from adapter.core import cmqc as C
 from adapter.core.dynamic import dynamic_name, dynamic_q_name_error
-from adapter.core.errors import fail
+from adapter.core.errors import MQMIError, fail
 from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import Clock
 from adapter.shim.store import StateStore
@@ -110,7 +110,14 @@ class DynamicQueues:
             attrs = {k: v for k, v in model.__dict__.items() if k not in skip}
             attrs.update(queue_type=C.MQQT_LOCAL, definition_type=model.definition_type)
             qdef = QueueDef(name=name, creator=creator, **attrs)
-            self.catalog.define(qdef, replace=True)  # absent: checked above, under the mutex
+            try:
+                # Not REPLACE: a DEFINE of this name by an administrator since the check
+                # above (which does not take this mutex) keeps its queue.
+                self.catalog.define(qdef)
+            except MQMIError as err:
+                if err.reason != C.MQRCCF_OBJECT_ALREADY_EXISTS:
+                    raise
+                return None
             if qdef.is_temporary:
                 # Leased while the mutex is held, so a sweep (which takes it too) never
                 # finds a temporary queue without a live creator while its MQOPEN runs.

@@ -37,6 +37,18 @@ _BROWSING = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDE
 _FREE_TO_ME = (ClaimStatus.FREE, ClaimStatus.MINE)
 
 _BLANK_DATE_TIME = (b" " * 8, b" " * 8)
+# Options whose gets take something else than the next whole message as it is: never in
+# a run (Getter.get_run).
+_NOT_IN_RUN = (
+    _BROWSING
+    | C.MQGMO_MSG_UNDER_CURSOR
+    | C.MQGMO_LOCK
+    | C.MQGMO_UNLOCK
+    | C.MQGMO_COMPLETE_MSG
+    | C.MQGMO_ALL_MSGS_AVAILABLE
+    | C.MQGMO_ALL_SEGMENTS_AVAILABLE
+    | C.MQGMO_MARK_SKIP_BACKOUT
+)
 
 
 def _no_context(env: dict) -> bool:
@@ -343,6 +355,133 @@ class Getter:
             self.lease.lost()
             self.svc.rebuild(self.qdef)
             return RETRY
+
+    # -- a run of gets with one state call (a channel's batch) ---------------------------
+    def get_run(
+        self, req: GetRequest, limit: int, max_bytes: int = 0, wait_interval: int = 0
+    ) -> list[GetResult]:
+        """Up to `limit` destructive MQGETs with `req`, as that many MQGET calls made one
+        after the other would return them, the run of messages there now taken with one
+        state call (`QueueState.lock_many` for the unit of work, `consume_many` outside
+        it) instead of a claim each. Every rule of MQGET holds as for single gets:
+        priority and physical order (a message another unit of work holds is passed, a
+        get lease's is not), expiry (discarded, reported), MAXUMSGS (the run stops at
+        the limit; 2024 only when nothing was got), BOTHRESH, COD reports, statistics,
+        the cursor. The first message is waited for as MQGMO_WAIT asks (`wait_interval`);
+        the others are the ones there. `max_bytes`: no further message once the data got
+        reaches it (0: no limit), as BATCHLIM ends a channel's batch. No message: MQGET's
+        failure is raised (2033, ...); a failure after the first message ends the run,
+        and the next call meets it. A get a run cannot serve (browse, matching, logical
+        order, a selector, COMPLETE_MSG, ...) is one MQGET."""
+        if limit <= 0:
+            return []
+        got = self._take_run(req, limit, max_bytes) if self._runs(req) else []
+        if got:
+            return got
+        first = self.get(req, None, wait_interval)  # waits, catches up, raises 2033
+        if first is None:  # MQGMO_UNLOCK (not a removing get): nothing got
+            return []
+        got, size = [first], len(first.data)
+        if limit > 1 and (not max_bytes or size < max_bytes) and self._runs(req):
+            try:
+                got += self._take_run(req, limit - 1, max_bytes - size if max_bytes else 0)
+            except MQMIError:
+                log.debug("%s: a run ended early after its first message", self.name)
+        return got
+
+    def _runs(self, req: GetRequest) -> bool:
+        """A get a run serves: destructive, the next message in physical order, no
+        selector, whole messages as they are."""
+        return (
+            req.removes
+            and req.in_physical_order
+            and not req.options & _NOT_IN_RUN
+            and self._selects is None
+        )
+
+    def _take_run(self, req: GetRequest, limit: int, max_bytes: int) -> list[GetResult]:
+        """The run there now (no wait): [] when there is none (or when this handle's
+        read-ahead messages must be got first: single gets serve those)."""
+        svc, reader = self.svc, self.reader
+        if svc.closed:
+            raise fail(C.MQRC_HCONN_ERROR)
+        if not self.options & INPUT:
+            raise fail(C.MQRC_NOT_OPEN_FOR_INPUT)
+        if self.qdef.get_inhibited:
+            raise fail(C.MQRC_GET_INHIBITED)
+        failure = gr.check_request(self.get_cursor, req)
+        if failure is not None:
+            raise MQMIError(*failure)
+        if req.options & C.MQGMO_SYNCPOINT:
+            svc.txn.begin()  # MQRC_BACKED_OUT if the unit of work can no longer commit
+        if svc.pump.puts_in_flight:
+            svc.pump.barrier()  # this connection's own puts are visible to its gets
+            reader.catch_up()
+        elif svc.clock.monotonic() - reader.caught_up_at > config.STALE_VIEW_S:
+            reader.catch_up()
+        else:
+            reader.pump(0)
+        if reader.corrupt:  # records no one may get: to the DLQ first
+            svc.move_corrupt(self.name, self.state, reader.corrupt)
+        if self.ahead.buffered or svc.txn.has_prefetched(reader):
+            return []
+        if self.lease.held:
+            self.lease.release()  # the run must see the leased messages as free
+        now = svc.clock.now_ms()
+        run: list[Item] = []
+        expired: list[Item] = []
+        size, room, in_uow = 0, limit, None
+        for item in gr.candidates(reader.view, self.get_cursor, req):
+            if exp.is_expired(item.put_ms, item.expiry, now):
+                expired.append(item)
+                if len(expired) >= config.CLAIM_BATCH:
+                    break
+                continue
+            if gr.check_item(item, self.get_cursor, req) is not None:
+                break  # a single MQGET returns that failure: let it
+            if in_uow is None:
+                in_uow = gr.get_in_uow(req, item)
+                if in_uow:  # one uncommitted message per get (MAXUMSGS): 2024 if none fits
+                    uow = svc.txn.begin()
+                    maximum = svc.qmgr_def().max_uncommitted_msgs
+                    svc.txn.check_room(maximum)
+                    room = min(limit, maximum - uow.uncommitted)
+            elif gr.get_in_uow(req, item) != in_uow:
+                break  # SYNCPOINT_IF_PERSISTENT: one run is got one way
+            if len(run) >= room or (max_bytes and size >= max_bytes):
+                break
+            run.append(item)
+            size += item.length
+        if expired:
+            self._discard_expired(expired)
+        if not run:
+            return []
+        keys = [i.key for i in run]
+        try:
+            if in_uow:
+                owner = self._claimer(req, run[0])[0]
+                claim = self.state.lock_many(keys, owner, config.LEASE_MS, self._stats())
+            else:
+                claim = self.state.consume_many(keys, self.handle_id, self._stats())
+        except NoEpochError:
+            self.lease.lost()
+            svc.rebuild(self.qdef)
+            return []
+        for i in claim.gone:
+            reader.forget(run[i].key)
+        out: list[GetResult] = []
+        for i, backout in zip(claim.taken, claim.backouts, strict=True):
+            item = run[i]
+            if in_uow and self._requeue_poison(item, backout):
+                continue  # moved to BOQNAME / the DLQ in the unit of work
+            out.append(
+                self._deliver(
+                    item, [item], req, None, removed=True, in_uow=bool(in_uow), backout=backout
+                )
+            )
+            if in_uow:
+                svc.txn.count_uncommitted()
+        return out
 
     def _claimer(self, req: gr.GetRequest, item: Item) -> tuple[str, bool]:
         """(lock owner, consume now?) for removing `item`: under syncpoint the unit of

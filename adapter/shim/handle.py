@@ -17,6 +17,7 @@ from adapter.core.errors import MQMIError, fail
 from adapter.core.openrules import input_exclusive
 from adapter.core.resolution import RemoteRoute
 from adapter.core.selector import Selector
+from adapter.shim import putrun
 from adapter.shim.alias import AliasBinding
 from adapter.shim.catalog import QueueDef, incarnation, through_alias
 from adapter.shim.dynamic import CREATOR_KIND
@@ -172,6 +173,14 @@ class QueueHandle:
             self.current()
         return self.putter.put(req, payload, put1=put1)
 
+    def put_run(self, items: list[tuple[PutRequest, bytes]]) -> list[MQMIError | None]:
+        """MQPUT of a run of complete messages (shim/putrun.py): for each, None or the
+        MQMIError its put failed with."""
+        if items and not self.svc.closed:
+            self.svc.run.check(items[0][0].options & C.MQPMO_FAIL_IF_QUIESCING)
+            self.current()
+        return putrun.put_run(self.putter, items)
+
     def get(
         self, req: GetRequest, max_length: int | None = None, wait_interval: int = 0
     ) -> GetResult | None:
@@ -179,6 +188,15 @@ class QueueHandle:
             self.svc.run.check(req.options & C.MQGMO_FAIL_IF_QUIESCING)
             self.current()
         return self.getter.get(req, max_length, wait_interval)
+
+    def get_run(
+        self, req: GetRequest, limit: int, max_bytes: int = 0, wait_interval: int = 0
+    ) -> list[GetResult]:
+        """Up to `limit` MQGETs at once (Getter.get_run)."""
+        if not self.svc.closed:
+            self.svc.run.check(req.options & C.MQGMO_FAIL_IF_QUIESCING)
+            self.current()
+        return self.getter.get_run(req, limit, max_bytes, wait_interval)
 
     def inquired(self) -> QueueDef:
         """MQINQ: the definition now (after an ALTER, the new values)."""

@@ -38,6 +38,7 @@ import threading
 import time
 import zlib
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from confluent_kafka import (
@@ -341,6 +342,21 @@ class MemoryCluster:
         txn.entries, txn.parts = [], []
         self.changed.notify_all()
 
+    def _settle(self, which: Callable[[_Txn], bool] = lambda txn: True) -> None:
+        """Write the held-back markers of the decided transactions `which` selects."""
+        left = []
+        for d in self._deciding:
+            if which(d[1]):
+                self._write_markers(d[1], d[2])
+            else:
+                left.append(d)
+        self._deciding = left
+
+    def settle(self) -> None:
+        """Every held-back marker written now (the broker caught up)."""
+        with self.lock:
+            self._settle()
+
     def _step(self) -> None:
         """Every operation on the cluster starts here: held-back markers land, and
         transactions open past their timeout are aborted, their producers fenced (the
@@ -567,6 +583,12 @@ class MemoryTransactionalProducer(MemoryProducer):
             self._check("init")
             c._check_up()
             old = c.holders.get(self.transactional_id)
+            # A decided transaction of this id whose markers lag is completed first: the
+            # coordinator answers InitProducerId with CONCURRENT_TRANSACTIONS while one is
+            # in PrepareCommit / PrepareAbort (it reaches CompleteCommit once its markers
+            # are written; apache/kafka, TransactionCoordinator.handleInitProducerId), and
+            # librdkafka retries until it is done.
+            c._settle(lambda txn: txn.producer.transactional_id == self.transactional_id)
             if old is not None and old is not self:
                 old._fence_locked("a newer producer called init_transactions")
             c.holders[self.transactional_id] = self

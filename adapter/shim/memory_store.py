@@ -103,6 +103,8 @@ class MemoryServer:
         self.pubsub: dict[str, _PubSubData] = {}  # qmgr -> subscriptions, retained
         self.channel_statuses: dict[str, dict[str, bytes]] = {}  # qmgr -> `chstatus`
         self.channel_stops: dict[str, set[str]] = {}  # qmgr -> `chstop`
+        # qmgr -> `defining`: catalog key -> (owner, lease end) (RedisStore.claim_name)
+        self.name_claims: dict[str, dict[str, tuple[str, int]]] = {}
         # Unreachable: every call of every store on this server raises.
         self.down = False
 
@@ -116,6 +118,7 @@ class MemoryServer:
             self.pubsub.clear()
             self.channel_statuses.clear()
             self.channel_stops.clear()
+            self.name_claims.clear()
 
     def data(self, qmgr: str, queue: str) -> _QueueData:
         """The queue's keys (created empty on first use, as Redis keys appear on write)."""
@@ -363,6 +366,9 @@ class MemoryQueueState:
                 else:
                     lost += 1
             return lost
+
+    def apply_consumed_later(self, cands: list[tuple[int, int, int]]) -> None:
+        self.apply_consumed(cands)
 
     def apply_consumed(self, cands: list[tuple[int, int, int]]) -> int:
         if not cands:
@@ -713,6 +719,28 @@ class MemoryStore:
         with self._call_retried():
             return dict(self.server.catalogs.get(self.qmgr, {}))
 
+    def claim_name(self, key: str, owner: str, lease_ms: int) -> bool:
+        # The `name_claim` script (redis_lua_state._SUB_LEASE): free, ours or run out.
+        with self._call():
+            claims = self.server.name_claims.setdefault(self.qmgr, {})
+            now = self.now_ms()
+            cur = claims.get(key)
+            if cur is not None and cur[0] != owner and cur[1] > now:
+                return False
+            claims[key] = (owner, now + lease_ms)
+            return True
+
+    def release_name(self, key: str, owner: str) -> None:
+        with self._call():
+            claims = self.server.name_claims.get(self.qmgr, {})
+            cur = claims.get(key)
+            if cur is not None and cur[0] == owner:
+                del claims[key]
+
+    def name_claims(self) -> dict[str, tuple[str, int]]:
+        with self._call_retried():
+            return dict(self.server.name_claims.get(self.qmgr, {}))
+
     def add_depths_once(self, token: str, seq: int, deltas: dict[str, int]) -> bool:
         applied = False
         with self._call():
@@ -750,7 +778,7 @@ class MemoryStore:
         with self._call_retried():
             return self.server.channel_statuses.get(self.qmgr, {}).get(name)
 
-    def set_channel_status(self, name: str, status: bytes | None) -> None:
+    def set_channel_status(self, name: str, status: bytes | None, later: bool = False) -> None:
         with self._call():
             table = self.server.channel_statuses.setdefault(self.qmgr, {})
             if status is None:

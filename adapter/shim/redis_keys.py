@@ -27,7 +27,9 @@ adapter/shim/qstats.py reads it.)
 plus `once:<token>` (the last sequence number a replaying writer applied to the depth,
 add_depths_once), and per queue manager `mqk:{QM}:catalog` (hash name -> definition),
 the cache of the catalog topic, `mqk:{QM}:chstatus` (hash channel -> the status its
-agent wrote, JSON) and `mqk:{QM}:chstop` (set of channels STOP CHANNEL asked to stop),
+agent wrote, JSON), `mqk:{QM}:chstop` (set of channels STOP CHANNEL asked to stop),
+`mqk:{QM}:defining` (hash catalog key -> `owner|lease_until_ms`: the DEFINE, ALTER or
+DELETE of that object in progress, one at a time across processes; shim/nameclaims.py),
 and `mqk:{QM}:status` (the run state endmqm left:
 `QUIESCING` or `ENDING IMMEDIATELY`; absent while running, strmqm deletes it; written
 only by shim/runstate.py). No script touches two queues (Redis Cluster slots).
@@ -66,6 +68,10 @@ def status_key(qmgr: str) -> str:
     return f"mqk:{{{qmgr}}}:status"
 
 
+def defining_key(qmgr: str) -> str:
+    return f"mqk:{{{qmgr}}}:defining"
+
+
 def pubsub_key(qmgr: str, part: str) -> str:
     """`subs`, `subs.owner`, `subs.version`, `subs.changes`, `retained`, `topics.version`, ... of a
     queue manager."""
@@ -95,7 +101,7 @@ def channel_stop_key(qmgr: str) -> str:
 def purge_queue_manager(client: redis.Redis, qmgr: str) -> None:
     """Delete every key of a queue manager (test clean-up)."""
     keys = list(client.scan_iter(match=f"mqk:{{{qmgr}/*", count=1000))
-    keys.extend((catalog_key(qmgr), status_key(qmgr)))
+    keys.extend((catalog_key(qmgr), status_key(qmgr), defining_key(qmgr)))
     keys.extend(pubsub_key(qmgr, part) for part in _PUBSUB_PARTS)
     keys.extend((channel_status_key(qmgr), channel_stop_key(qmgr)))
     client.delete(*keys)

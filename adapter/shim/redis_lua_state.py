@@ -192,7 +192,8 @@ while i <= #ARGV do add(KEYS[2], i); i = i + 3 end
 return 1
 """
 
-# KEYS: subs.owner; ARGV: key, owner, now, until. 1: taken (free, expired or ours).
+# KEYS: a hash of leased fields (subs.owner; also `defining`, the name claims of
+# shim/nameclaims.py); ARGV: field, owner, now, until. 1: taken (free, expired or ours).
 _SUB_LEASE = """
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if cur then
@@ -206,11 +207,18 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. '|' .. ARGV[4])
 return 1
 """
 
-# KEYS: subs.owner; ARGV: key, owner. Drops the lease only if it is the owner's.
+# KEYS: subs.owner (or `defining`); ARGV: field, owner. Drops the lease only if it is
+# the owner's.
 _SUB_RELEASE = """
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if cur and string.sub(cur, 1, string.find(cur, '|', 1, true) - 1) == ARGV[2] then
   redis.call('HDEL', KEYS[1], ARGV[1])
 end
+return 1
+"""
+# KEYS: one hash; ARGV: field, value. A plain HSET as a script, so that it can be sent
+# write-behind (writebehind.py sends scripts): a channel agent's per-batch status.
+_HSET = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
 """

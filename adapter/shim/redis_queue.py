@@ -74,6 +74,7 @@ class RedisQueueState:
         self._now_ms = store.now_ms
         self._settle_leased = store.scripts["settle_leased"]
         self._add_depth = store.scripts["add_depth"]  # sent write-behind, not settled
+        self._apply_behind = store.scripts["apply"]  # apply_consumed_later's
         s = {name: _Settled(script, store.behind) for name, script in store.scripts.items()}
         self._claim, self._peek, self._release = s["claim"], s["peek"], s["release"]
         self._advance, self._claim_many, self._lock_many = (
@@ -212,6 +213,13 @@ class RedisQueueState:
         if not cands:
             return 0
         return int(self._apply(keys=self._lane_keys("apply", cands), args=list(map(encode, cands))))
+
+    def apply_consumed_later(self, cands: list[tuple[int, int, int]]) -> None:
+        # Write-behind (writebehind.py): a commit's consumption is in the ack log
+        # already; every later state call of this process settles it first.
+        if cands:
+            keys = self._lane_keys("apply", cands)
+            self._behind.send(self._apply_behind, keys, list(map(encode, cands)), _ignore_reply)
 
     def reclaim(self, cands: list[tuple[int, int, int]]) -> int:
         if not cands:

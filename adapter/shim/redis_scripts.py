@@ -39,6 +39,7 @@ from adapter.shim.redis_lua_state import (
     _CHECK_PRIMARY,
     _COUNT_NATIVE,
     _END_DELETE,
+    _HSET,
     _OPEN,
     _PUB_COUNTS,
     _RESET_STATS,
@@ -78,11 +79,16 @@ SPECS: dict[str, Spec] = {
     "open": Spec(_OPEN, ("def", "deleting", "opens")),
     "begin_delete": Spec(_BEGIN_DELETE, ("deleting", "opens")),
     "end_delete": Spec(_END_DELETE, ("deleting",)),
+    # The name claims (`defining`, shim/nameclaims.py) are leased hash fields as the
+    # subscriptions' owners are: the same bodies.
+    "name_claim": Spec(_SUB_LEASE, raw=True),
+    "name_release": Spec(_SUB_RELEASE, raw=True),
     "check_primary": Spec(_CHECK_PRIMARY, ("epoch", "primary")),
     "sub_lease": Spec(_SUB_LEASE, raw=True),
     "sub_release": Spec(_SUB_RELEASE, raw=True),
     "pub_counts": Spec(_PUB_COUNTS, raw=True),
     "sub_change": Spec(_SUB_CHANGE, raw=True),
+    "hset": Spec(_HSET, raw=True),
 }
 
 

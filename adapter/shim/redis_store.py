@@ -29,6 +29,7 @@ from adapter.shim.redis_keys import (
     catalog_key,
     channel_status_key,
     channel_stop_key,
+    defining_key,
     purge_queue_manager,
     queue_prefix,
     status_key,
@@ -46,6 +47,10 @@ __all__ = [
     "purge_queue_manager",
     "queue_prefix",
 ]
+
+
+def _no_reply(reply, resent: bool) -> None:
+    """A write-behind HSET's reply carries nothing (its errors are WriteBehind's)."""
 
 
 def _tls_eof(exc: BaseException | None) -> bool:
@@ -82,6 +87,7 @@ class RedisStore:
         self._queues: dict[str, RedisQueueState] = {}
         self._catalog = catalog_key(qmgr)
         self._status = status_key(qmgr)
+        self._defining = defining_key(qmgr)
         self._transient = retry(
             # Refused credentials and a TLS handshake refused on certificates are a
             # ConnectionError to redis-py, and final: no retry.
@@ -111,6 +117,21 @@ class RedisStore:
     def catalog_all(self) -> dict[str, bytes]:
         raw = self._transient(self.client.hgetall)(self._catalog)
         return {k.decode(): v for k, v in raw.items()}
+
+    def claim_name(self, key: str, owner: str, lease_ms: int) -> bool:
+        now = self.now_ms()
+        args = [key, owner, now, now + lease_ms]
+        return bool(self.scripts["name_claim"](keys=[self._defining], args=args))
+
+    def release_name(self, key: str, owner: str) -> None:
+        self.scripts["name_release"](keys=[self._defining], args=[key, owner])
+
+    def name_claims(self) -> dict[str, tuple[str, int]]:
+        out = {}
+        for k, v in self._transient(self.client.hgetall)(self._defining).items():
+            who, _, until = v.decode().partition("|")
+            out[k.decode()] = (who, int(until))
+        return out
 
     def add_depths_once(self, token: str, seq: int, deltas: dict[str, int]) -> bool:
         applied = False
@@ -145,15 +166,24 @@ class RedisStore:
         return n
 
     def channel_status(self, name: str) -> bytes | None:
+        self.behind.settle()  # a status this process wrote behind is read back
         return self._transient(self.client.hget)(channel_status_key(self.qmgr), name)
 
-    def set_channel_status(self, name: str, status: bytes | None) -> None:
+    def set_channel_status(self, name: str, status: bytes | None, later: bool = False) -> None:
+        key = channel_status_key(self.qmgr)
+        if later and status is not None:
+            # Write-behind (writebehind.py): the agent's per-batch figures; Redis has
+            # them once sent, this process reads them back settled.
+            self.behind.send(self.scripts["hset"], [key], [name, status], _no_reply)
+            return
+        self.behind.settle()  # after any status sent behind before it
         if status is None:
-            self.client.hdel(channel_status_key(self.qmgr), name)
+            self.client.hdel(key, name)
         else:
-            self.client.hset(channel_status_key(self.qmgr), name, status)
+            self.client.hset(key, name, status)
 
     def channel_statuses(self) -> dict[str, bytes]:
+        self.behind.settle()
         raw = self._transient(self.client.hgetall)(channel_status_key(self.qmgr))
         return {k.decode(): v for k, v in raw.items()}
 

@@ -217,6 +217,12 @@ class QueueState(Protocol):
         """Consumption durable in the ack log becomes state; how many were new."""
         ...
 
+    def apply_consumed_later(self, cands: list[tuple[int, int, int]]) -> None:
+        """apply_consumed without waiting for it (write-behind where the backend has
+        it): for a commit's consumption, which the ack log already holds and reconcile
+        would apply; it is applied before any later state call of this process."""
+        ...
+
     def reclaim(self, cands: list[tuple[int, int, int]]) -> int:
         """Release locks whose lease ran out, with BackoutCount + 1; how many."""
         ...
@@ -445,6 +451,21 @@ class StateStore(Protocol):
         """Every cached definition (name -> definition)."""
         ...
 
+    def claim_name(self, key: str, owner: str, lease_ms: int) -> bool:
+        """Claim the catalog key `key` (a queue's name, `*TOPIC:<name>`, ...) for
+        `owner` until `lease_ms` from now: taken when free, already `owner`'s (renewed),
+        or held by an owner whose lease ran out (a definer that died); False, nothing
+        written, while another owner's lease runs (shim/nameclaims.py)."""
+        ...
+
+    def release_name(self, key: str, owner: str) -> None:
+        """Drop the claim of `key` if it is `owner`'s."""
+        ...
+
+    def name_claims(self) -> dict[str, tuple[str, int]]:
+        """Every claim held: key -> (owner, lease end in ms), run-out ones included."""
+        ...
+
     def add_depths_once(self, token: str, seq: int, deltas: dict[str, int]) -> bool:
         """Add `deltas` to the queues' depths unless `token` already applied a `seq` this
         high (a writer that may replay its last step, as the Spark job's sink does).
@@ -476,8 +497,10 @@ class StateStore(Protocol):
         adapter/channel/status.py says what it holds), None if it never ran."""
         ...
 
-    def set_channel_status(self, name: str, status: bytes | None) -> None:
-        """Write (None: delete) channel `name`'s status."""
+    def set_channel_status(self, name: str, status: bytes | None, later: bool = False) -> None:
+        """Write (None: delete) channel `name`'s status; `later`: write-behind where
+        the backend has it (the agent's per-batch figures), read back by this process
+        as written."""
         ...
 
     def channel_statuses(self) -> dict[str, bytes]:

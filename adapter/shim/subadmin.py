@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from adapter.core import cmqc as C
@@ -29,7 +31,7 @@ from adapter.shim.handle import QueueHandle
 from adapter.shim.pubstats import PUBLISHER_ACTIVE_MS, split_publisher
 from adapter.shim.pubsub import PubSub
 from adapter.shim.subscribe import MANAGED_NAME, MANAGED_OPEN, ensure_model, topic_attributes
-from adapter.shim.subscriptions import SubDef
+from adapter.shim.subscriptions import SUB_KEY_PREFIX, SubDef
 
 log = logging.getLogger("mqk.shim.subadmin")
 
@@ -112,7 +114,12 @@ class SubAdmin:
         """DEFINE SUB: a durable subscription SUBTYPE(ADMIN). 4001 when it exists and
         not `replace`; 2429 replacing one a handle has open; the topic as MQSUB resolves
         it (2085, 2425, 2503 SUB(DISABLED), 2436 DURSUB(NO)); DEST a queue that exists
-        (2085), or a managed one made from the topic's MDURMDL."""
+        (2085), or a managed one made from the topic's MDURMDL.
+
+        One definer at a time: the claim of `*SUB:<name>` (catalog.claimed) orders it
+        with other DEFINE / ALTER / DELETE SUBs of the name, and the subscription's
+        lease, held while it is written, with an MQSUB creating or resuming it (2429
+        while one is)."""
         key = name.rstrip(" ")
         if not key or len(key) > C.MQ_TOPIC_STR_LENGTH:
             raise ValueError("SUB: a subscription name is required")
@@ -121,50 +128,64 @@ class SubAdmin:
         if reason is not None:
             raise fail(reason)
         compile_selector(selector or None)
-        existing = self.subs.lookup(key)
-        if existing is not None:
-            if not replace:
+        with self.svc.catalog.claimed(SUB_KEY_PREFIX + key):
+            existing = self.subs.lookup(key)
+            if existing is not None and not replace:
                 raise fail(F.MQRCCF_OBJECT_ALREADY_EXISTS)
-            if self._active(key):
-                raise fail(C.MQRC_SUBSCRIPTION_IN_USE)
-        eff = topic_attributes(self.pubsub.publisher, topic, wildcard)
-        if not eff.durable_allowed:
-            raise fail(C.MQRC_DURABILITY_NOT_ALLOWED)
-        if managed:
-            queue = existing.queue if existing is not None and existing.managed else ""
-            queue = queue or self._managed_queue(eff)
-        else:
-            if not dest:
-                raise ValueError("DEST is required unless DESTCLAS(MANAGED)")
-            qdef = self.svc.catalog.lookup(dest)
-            if qdef is None or not qdef.has_storage:
-                raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
-            queue = qdef.name
-        sub_id = existing.subscription_id if existing is not None else self.svc.new_msg_id().hex()
-        options = C.MQSO_DURABLE | (C.MQSO_MANAGED if managed else 0)
-        options |= C.MQSO_WILDCARD_CHAR if wildcard is Wildcard.CHAR else C.MQSO_WILDCARD_TOPIC
-        options |= C.MQSO_PUBLICATIONS_ON_REQUEST if request_only else 0
-        sd = SubDef(
-            key=key,
-            name=key,
-            topic=topic,
-            wildcard=wildcard.value,
-            durable=True,
-            managed=managed,
-            queue=queue,
-            correl_id=dest_correl.hex() if dest_correl else sub_id,
-            user_data=user_data,
-            selection=selector,
-            options=options,
-            pub_priority=pub_priority,
-            created_ms=existing.created_ms if existing is not None else self.svc.clock.now_ms(),
-            sub_type=C.MQSUBTYPE_ADMIN,
-            sub_id=sub_id,
-            topic_object=topic_object.rstrip(" "),
-        )
-        self.subs.put(sd)
+            with self._leased(key):
+                eff = topic_attributes(self.pubsub.publisher, topic, wildcard)
+                if not eff.durable_allowed:
+                    raise fail(C.MQRC_DURABILITY_NOT_ALLOWED)
+                if managed:
+                    queue = existing.queue if existing is not None and existing.managed else ""
+                    queue = queue or self._managed_queue(eff)
+                else:
+                    if not dest:
+                        raise ValueError("DEST is required unless DESTCLAS(MANAGED)")
+                    qdef = self.svc.catalog.lookup(dest)
+                    if qdef is None or not qdef.has_storage:
+                        raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+                    queue = qdef.name
+                if existing is not None:
+                    sub_id, created = existing.subscription_id, existing.created_ms
+                else:
+                    sub_id, created = self.svc.new_msg_id().hex(), self.svc.clock.now_ms()
+                options = C.MQSO_DURABLE | (C.MQSO_MANAGED if managed else 0)
+                wild = C.MQSO_WILDCARD_CHAR if wildcard is Wildcard.CHAR else C.MQSO_WILDCARD_TOPIC
+                options |= wild | (C.MQSO_PUBLICATIONS_ON_REQUEST if request_only else 0)
+                sd = SubDef(
+                    key=key,
+                    name=key,
+                    topic=topic,
+                    wildcard=wildcard.value,
+                    durable=True,
+                    managed=managed,
+                    queue=queue,
+                    correl_id=dest_correl.hex() if dest_correl else sub_id,
+                    user_data=user_data,
+                    selection=selector,
+                    options=options,
+                    pub_priority=pub_priority,
+                    created_ms=created,
+                    sub_type=C.MQSUBTYPE_ADMIN,
+                    sub_id=sub_id,
+                    topic_object=topic_object.rstrip(" "),
+                )
+                self.subs.put(sd)
         log.info("DEFINE SUB(%s) on %r -> %s", key, topic, queue)
         return sd
+
+    @contextmanager
+    def _leased(self, key: str) -> Iterator[None]:
+        """The subscription's lease for the block (2429 while a handle holds it, or an
+        MQSUB is creating it): nobody resumes it half-changed."""
+        owner = "admin:" + uuid.uuid4().hex
+        if not self.subs.lease(key, owner):
+            raise fail(C.MQRC_SUBSCRIPTION_IN_USE)
+        try:
+            yield
+        finally:
+            self.subs.release(key, owner)
 
     # -- ALTER SUB / PCF Change and Copy Subscription ----------------------------------
     def find(self, name: str = "", sub_id: bytes | None = None) -> SubDef:
@@ -196,7 +217,17 @@ class SubAdmin:
         2533 destination class). DEST is not checked ("no check is performed that the
         named DEST ... exists"): a publication that cannot reach it follows the topic's
         delivery rules (shim/pubdelivery.py). A managed subscription's queue is the
-        queue manager's: a DEST for it changes the destination class (2533)."""
+        queue manager's: a DEST for it changes the destination class (2533).
+
+        Under the claim of the subscription's name (as DEFINE SUB), on its definition as
+        it is then: two ALTERs at once lose neither's change (2085 if it went meanwhile)."""
+        with self.svc.catalog.claimed(SUB_KEY_PREFIX + sd.key):
+            current = self.subs.lookup(sd.key)
+            if current is None:
+                raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+            return self._alter(current, change)
+
+    def _alter(self, sd: SubDef, change: SubChange) -> SubDef:
         if change.topic_string is not None or change.topic_object is not None:
             topic = self.pubsub.resolve_topic(
                 change.topic_object if change.topic_object is not None else sd.topic_object,
@@ -243,23 +274,25 @@ class SubAdmin:
         correl = change.dest_correl
         if correl is None and sd.correl_id != sd.subscription_id:
             correl = sd.correl_bytes
-        new = self.define(
-            to_name,
-            topic_object="" if own_topic else change.topic_object or "",
-            topic_string=sd.topic if own_topic else change.topic_string or "",
-            dest="" if managed else (change.dest if change.dest is not None else sd.queue),
-            managed=managed,
-            selector=sd.selection if change.selector is None else change.selector,
-            user_data=sd.user_data if change.user_data is None else change.user_data,
-            pub_priority=sd.pub_priority if change.pub_priority is None else change.pub_priority,
-            dest_correl=correl,
-            wildcard=Wildcard(sd.wildcard) if change.wildcard is None else change.wildcard,
-            request_only=sd.on_request if change.request_only is None else change.request_only,
-            replace=replace_it,
-        )
-        if own_topic and sd.topic_object:  # the same topic, named through the same object
-            new = dataclasses.replace(new, topic_object=sd.topic_object)
-            self.subs.put(new)
+        priority = change.pub_priority
+        with self.svc.catalog.claimed(SUB_KEY_PREFIX + to_name.rstrip(" ")):
+            new = self.define(
+                to_name,
+                topic_object="" if own_topic else change.topic_object or "",
+                topic_string=sd.topic if own_topic else change.topic_string or "",
+                dest="" if managed else (change.dest if change.dest is not None else sd.queue),
+                managed=managed,
+                selector=sd.selection if change.selector is None else change.selector,
+                user_data=sd.user_data if change.user_data is None else change.user_data,
+                pub_priority=sd.pub_priority if priority is None else priority,
+                dest_correl=correl,
+                wildcard=Wildcard(sd.wildcard) if change.wildcard is None else change.wildcard,
+                request_only=sd.on_request if change.request_only is None else change.request_only,
+                replace=replace_it,
+            )
+            if own_topic and sd.topic_object:  # the same topic, through the same object
+                new = dataclasses.replace(new, topic_object=sd.topic_object)
+                self.subs.put(new)
         return new
 
     def _managed_queue(self, eff: Effective) -> str:
@@ -280,19 +313,21 @@ class SubAdmin:
     def delete(self, name: str) -> None:
         """DELETE SUB: a durable subscription (2085 none of that name; 2429 while a
         handle has it open; MQRCCF_DURABILITY_NOT_ALLOWED for a non-durable one, which
-        only its handle ends); a managed destination goes with its messages."""
-        sd = self.subs.lookup(name.rstrip(" "))
-        if sd is None:
-            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
-        if not sd.durable:
-            raise fail(F.MQRCCF_DURABILITY_NOT_ALLOWED)
-        if self._active(sd.key):
-            raise fail(C.MQRC_SUBSCRIPTION_IN_USE)
-        self.subs.remove(sd)
-        if sd.managed:
-            qdef = self.svc.catalog.lookup(sd.queue, refresh=True)
-            if qdef is not None:
-                self.svc.dynamic.delete(qdef)
+        only its handle ends); a managed destination goes with its messages. Under the
+        claim of its name and its lease, so no MQSUB resumes it while it goes."""
+        key = name.rstrip(" ")
+        with self.svc.catalog.claimed(SUB_KEY_PREFIX + key):
+            sd = self.subs.lookup(key)
+            if sd is None:
+                raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+            if not sd.durable:
+                raise fail(F.MQRCCF_DURABILITY_NOT_ALLOWED)
+            with self._leased(sd.key):
+                self.subs.remove(sd)
+            if sd.managed:
+                qdef = self.svc.catalog.lookup(sd.queue, refresh=True)
+                if qdef is not None:
+                    self.svc.dynamic.delete(qdef)
 
     # -- DISPLAY SUB / SBSTATUS ----------------------------------------------------------
     def listing(self, pattern: str = "*") -> list[SubDef]:

@@ -186,8 +186,11 @@ def subscribe(
     named = bool(req.sub_name.strip())
     key = req.sub_name.rstrip(" ") if named else generated_key()
     owner = svc.new_handle_id()
+    # The lease first, then the definition: a DEFINE / DELETE SUB holds the lease while
+    # it writes (shim/subadmin.py), so what is read here is not half-changed, and a
+    # subscription another MQSUB or DEFINE SUB is making now is in use (2429).
+    in_use = named and not subs.lease(key, owner[1])
     existing = subs.lookup(key) if named else None
-    in_use = existing is not None and not subs.lease(key, owner[1])
     try:
         return _access(
             svc, subs, publisher, req, key, topic, queue, open_queue, owner, existing, in_use

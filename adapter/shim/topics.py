@@ -111,24 +111,28 @@ class TopicObjects:
             raise ValueError(f"topic object name not valid: {tdef.name!r}")
         if len(tdef.topic_string) > C.MQ_TOPIC_STR_LENGTH:
             raise ValueError("TOPICSTR longer than 10240 characters")
-        if self.lookup(tdef.name) is not None and not replace:
-            raise fail(C.MQRCCF_OBJECT_ALREADY_EXISTS)
-        if self.catalog.lookup(tdef.name) is not None:
-            raise fail(C.MQRCCF_OBJECT_WRONG_TYPE)
-        return self._write(tdef)
+        # One definer at a time (catalog.claimed): the second of two at once finds the
+        # first's topic object (4001 without REPLACE).
+        with self.catalog.claimed(TOPIC_KEY_PREFIX + tdef.name):
+            if self.lookup(tdef.name) is not None and not replace:
+                raise fail(C.MQRCCF_OBJECT_ALREADY_EXISTS)
+            if self.catalog.lookup(tdef.name) is not None:
+                raise fail(C.MQRCCF_OBJECT_WRONG_TYPE)
+            return self._write(tdef)
 
     def alter(self, name: str, description: str | None = None, **attributes: Any) -> TopicDef:
         """ALTER TOPIC: the description and attributes given change; TOPICSTR never
         does (a topic object names one node)."""
-        current = self.lookup(name)
-        if current is None:
-            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
-        changed = replace(
-            current,
-            description=current.description if description is None else description,
-            attributes={**current.attributes, **attributes},
-        )
-        return self._write(changed)
+        with self.catalog.claimed(TOPIC_KEY_PREFIX + name.rstrip(" ")):
+            current = self.lookup(name)
+            if current is None:
+                raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+            changed = replace(
+                current,
+                description=current.description if description is None else description,
+                attributes={**current.attributes, **attributes},
+            )
+            return self._write(changed)
 
     def _write(self, tdef: TopicDef) -> TopicDef:
         date, clock = _stamp()
@@ -143,12 +147,13 @@ class TopicObjects:
         """DELETE TOPIC. SYSTEM.BASE.TOPIC's defaults stay in force without it (as MQ
         uses them when the object does not exist), so deleting it resets it."""
         name = name.rstrip(" ")
-        if self.lookup(name) is None:
-            raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
         key = TOPIC_KEY_PREFIX + name
-        self.catalog.write_object(key, None)
-        self.store.catalog_delete(key)
-        self.state.bump_topics_version()
+        with self.catalog.claimed(key):
+            if self.lookup(name) is None:
+                raise fail(C.MQRC_UNKNOWN_OBJECT_NAME)
+            self.catalog.write_object(key, None)
+            self.store.catalog_delete(key)
+            self.state.bump_topics_version()
 
     def names(self) -> list[str]:
         keys = self.store.catalog_all()

@@ -68,6 +68,7 @@ class HeldGet:
     item: Item
     env: dict[str, Any]
     returner: Returner
+    logged: bool = False  # its ack record is in the transaction already (write_acks)
 
 
 @dataclass
@@ -128,6 +129,9 @@ class UnitsOfWork:
         self._producer: TransactionalProducer | None = None
         self.current: UnitOfWork | None = None
         self.state_failures = 0  # state updates left to the reconciler (logged)
+        # The last offsets written by units of work committed without waiting for their
+        # puts to become readable (commit(visible=False)), until await_committed.
+        self._unseen: dict[tuple[str, int], int] = {}
         # The pump thread renews leases while the application thread commits.
         self.lock = threading.RLock()
 
@@ -308,12 +312,42 @@ class UnitsOfWork:
         finally:
             self.lock.release()
 
-    def commit(self) -> None:
-        """MQCMIT. A unit of work that cannot commit is backed out: MQRC_BACKED_OUT."""
+    def write_acks(self) -> None:
+        """Produce the ack records of the gets the unit of work holds now, ahead of
+        MQCMIT (which then adds only those of later gets). They are in its transaction
+        like any of its records: aborted by a backout, committed with it. A caller that
+        knows its last get of the unit of work (a channel's batch) lets the broker take
+        them, and the partitions they add to the transaction, while it goes on with its
+        puts, instead of waiting for them at MQCMIT. Nothing else changes: the locks are
+        verified at MQCMIT, after the flush, as step 2 says."""
         with self.lock:
-            self._commit()
+            uow = self.current
+            if uow is None or uow.doomed:
+                return
+            fresh = [held for held in uow.gets if not held.logged]
+            try:
+                self._produce_acks(fresh)
+            except KafkaException as exc:
+                uow.doomed = True
+                raise fail(C.MQRC_BACKED_OUT) from exc
+            for held in fresh:
+                held.logged = True
 
-    def _commit(self) -> None:
+    def _produce_acks(self, held_gets: list[HeldGet]) -> None:
+        producer = self.producer()
+        for queue, keys in _by_queue(held_gets).items():
+            for topic, key, value in acklog.records(self.qmgr, queue, acklog.by_lane(keys)):
+                produce(producer, topic, key, value)
+
+    def commit(self, visible: bool = True) -> None:
+        """MQCMIT. A unit of work that cannot commit is backed out: MQRC_BACKED_OUT.
+        `visible`: return once the puts are readable (MQCMIT's promise); False returns
+        when the transaction is committed, the commit markers perhaps still on their way
+        (for a caller whose next reader waits for what it put: a channel's agent)."""
+        with self.lock:
+            self._commit(visible)
+
+    def _commit(self, visible: bool = True) -> None:
         uow = self.current
         if uow is None:
             return
@@ -323,16 +357,18 @@ class UnitsOfWork:
         producer = self.producer()
         by_queue = _by_queue(uow.gets)
         try:
-            for queue, keys in by_queue.items():
-                for topic, key, value in acklog.records(self.qmgr, queue, acklog.by_lane(keys)):
-                    produce(producer, topic, key, value)
+            self._produce_acks([held for held in uow.gets if not held.logged])
             if producer.flush(30):
                 raise KafkaException("transactional records not delivered")
             for queue, keys in by_queue.items():
                 if self.store.queue(queue).verify(keys, uow.owner, config.LEASE_MS):
                     raise _LostLockError(queue)
             producer.commit_transaction(30)
-            self._await_visible(uow.written)
+            if visible:
+                self._await_visible(uow.written)
+            else:
+                for tp, offset in uow.written.items():
+                    self._unseen[tp] = max(self._unseen.get(tp, -1), offset)
         except (KafkaException, _LostLockError, NoEpochError) as exc:
             log.info("unit of work %s backed out at commit: %r", uow.owner, exc)
             self._backout()
@@ -350,7 +386,7 @@ class UnitsOfWork:
                 log.warning("a state update after commit failed", exc_info=True)
         for queue, keys in by_queue.items():
             try:
-                self.store.queue(queue).apply_consumed(keys)
+                self.store.queue(queue).apply_consumed_later(keys)
             except Exception:  # Kafka holds the truth; reconcile repairs the state
                 self.state_failures += 1
                 log.warning(
@@ -360,6 +396,13 @@ class UnitsOfWork:
                     queue,
                     exc_info=True,
                 )
+
+    def await_committed(self) -> None:
+        """Return once the puts of every unit of work committed without waiting
+        (commit(visible=False)) are readable: what MQCMIT would have waited for."""
+        with self.lock:
+            unseen, self._unseen = self._unseen, {}
+            self._await_visible(unseen)
 
     def _await_visible(self, written: dict[tuple[str, int], int], timeout: float = 10.0) -> None:
         """MQCMIT returns when its puts are available: commit_transaction returns before

@@ -105,16 +105,15 @@ def define_channel(proc: Any, cmd: Command) -> None:
 def alter_channel(proc: Any, cmd: Command) -> None:
     ctype = _chltype(cmd, True)
     fields = _settings(cmd, _skip(cmd))
-    cat = channels(proc.qm)
-    cdef = cat.lookup(cmd.name or "")
-    if cdef is None:
-        raise pymqi.MQMIError(C.MQCC_FAILED, C.MQRC_UNKNOWN_OBJECT_NAME)
-    if cdef.channel_type != ctype:
-        raise pymqi.MQMIError(C.MQCC_FAILED, C.MQRCCF_OBJECT_WRONG_TYPE)
-    cdef.check_type_attributes(set(fields))
-    for name, value in fields.items():
-        setattr(cdef, name, value)
-    cat.define(cdef, replace=True)
+
+    def change(cdef: ChannelDef) -> None:  # on the definition as it is under the claim
+        if cdef.channel_type != ctype:
+            raise pymqi.MQMIError(C.MQCC_FAILED, C.MQRCCF_OBJECT_WRONG_TYPE)
+        cdef.check_type_attributes(set(fields))
+        for name, value in fields.items():
+            setattr(cdef, name, value)
+
+    channels(proc.qm).alter(cmd.name or "", change)
     proc.out("AMQ8016I: IBM MQ channel changed.")
 
 

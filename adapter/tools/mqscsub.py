@@ -13,6 +13,12 @@ subscription (MQ's is a connection id: mqk has no 24-byte one), zeros when none.
 
 Keywords mqk does not keep fail, naming them, unless given MQ's default value
 (EXPIRY(UNLIMITED), PSPROP(MSGPROP), SUBSCOPE(ALL), SUBLEVEL(1), VARUSER(ANY)).
+
+ALTER, DELETE and DISPLAY SUB and DISPLAY SBSTATUS name the subscription by SUB(name),
+SUBID(id) or both (then they must be the same one), as IBM's usage notes give them
+(core/mqscparse.py cites the pages). A SUBID that names none: "AMQ8147E: IBM MQ object
+<subid> not found." (the id where the name would be: runmqsc's text for this case is
+not in the pages read).
 """
 
 from __future__ import annotations
@@ -59,6 +65,23 @@ def _conn(active: str) -> str:
 
 def _admin(proc: Any) -> SubAdmin:
     return proc.qm.get_handle().subadmin
+
+
+def _sub_id(cmd: Command) -> bytes | None:
+    value = cmd.value("SUBID")
+    return _hex24("SUBID", value) if value else None
+
+
+def _find(proc: Any, cmd: Command) -> SubDef:
+    """The subscription SUB(name) and / or SUBID(id) name."""
+    sub_id = _sub_id(cmd)  # a SUBID that is no id fails first (and under runmqsc -v)
+    try:
+        return _admin(proc).find(cmd.name or "", sub_id)
+    except pymqi.MQMIError as err:
+        if err.reason != C.MQRC_UNKNOWN_OBJECT_NAME:
+            raise
+        named = cmd.name or cmd.value("SUBID")
+        raise CommandError(f"AMQ8147E: IBM MQ object {named} not found.") from err
 
 
 def _out(proc: Any, header: str, items: list[str]) -> None:
@@ -166,8 +189,9 @@ def _hex24(keyword: str, value: str) -> bytes:
 
 
 def alter_sub(proc: Any, cmd: Command) -> None:
-    """ALTER SUB(name) [SUBID(hex)]: DEST, DESTCORL, DESTQMGR (this queue manager),
-    PUBPRTY, REQONLY, USERDATA (shim/subadmin.py SubAdmin.alter says what may change).
+    """ALTER SUB(name) / SUB SUBID(hex) / SUB(name) SUBID(hex): DEST, DESTCORL,
+    DESTQMGR (this queue manager), PUBPRTY, REQONLY, USERDATA (shim/subadmin.py
+    SubAdmin.alter says what may change).
     runmqsc answers AMQ8097I "IBM MQ subscription changed." (its number is not in the
     pages read: unverified)."""
     for p in cmd.params:
@@ -184,7 +208,6 @@ def alter_sub(proc: Any, cmd: Command) -> None:
         raise CommandError("mqk: DESTQMGR other than this queue manager is not supported by mqk.")
     if cmd.value("REQONLY") not in (None, "NO", "YES"):
         raise CommandError(f"mqk: REQONLY({cmd.value('REQONLY')}) is not valid.")
-    sub_id = cmd.value("SUBID")
     correl = cmd.value("DESTCORL")
     priority = cmd.value("PUBPRTY")
     change = SubChange(
@@ -195,8 +218,8 @@ def alter_sub(proc: Any, cmd: Command) -> None:
         request_only=None if cmd.value("REQONLY") is None else cmd.value("REQONLY") == "YES",
     )
     admin = _admin(proc)
+    sd = _find(proc, cmd)
     try:
-        sd = admin.find(cmd.name or "", _hex24("SUBID", sub_id) if sub_id else None)
         admin.alter(sd, change)
     except pymqi.MQMIError as err:
         if err.reason == C.MQRC_DEST_CLASS_NOT_ALTERABLE:
@@ -208,10 +231,13 @@ def alter_sub(proc: Any, cmd: Command) -> None:
 
 
 def delete_sub(proc: Any, cmd: Command) -> None:
+    """DELETE SUB(name) / SUB SUBID(hex) / SUB(name) SUBID(hex)."""
     for p in cmd.params:
-        raise MQSCSyntaxError(cmd.segment(p), f"{p.keyword}: unknown keyword")
+        if p.keyword != "SUBID" or p.value is None:
+            raise MQSCSyntaxError(cmd.segment(p), f"{p.keyword}: unknown keyword")
+    sd = _find(proc, cmd)
     try:
-        _admin(proc).delete(cmd.name or "")
+        _admin(proc).delete(sd.key)
     except pymqi.MQMIError as err:
         if err.reason == C.MQRC_SUBSCRIPTION_IN_USE:
             raise CommandError("AMQ8148E: IBM MQ object in use.") from err
@@ -256,6 +282,8 @@ def _wanted(cmd: Command, known: tuple[str, ...], always: tuple[str, ...]) -> li
     for p in cmd.params:
         if p.keyword in ("ALL", "DURABLE", "SUBTYPE", "TYPE"):
             continue
+        if p.keyword == "SUBID" and p.value is not None:  # which one, not an attribute
+            continue
         if p.keyword not in known or p.value is not None:
             raise MQSCSyntaxError(cmd.segment(p), f"{p.keyword}: unknown keyword")
         asked.add(p.keyword)
@@ -265,8 +293,11 @@ def _wanted(cmd: Command, known: tuple[str, ...], always: tuple[str, ...]) -> li
 
 
 def _kept(cmd: Command, sd: SubDef) -> bool:
-    """DURABLE(YES|NO|ALL) and SUBTYPE(USER|ADMIN|API|ALL) filters (USER, the default:
-    ADMIN and API)."""
+    """SUBID(id), DURABLE(YES|NO|ALL) and SUBTYPE(USER|ADMIN|API|ALL) filters (USER, the
+    default: ADMIN and API)."""
+    sub_id = _sub_id(cmd)
+    if sub_id is not None and bytes.fromhex(sd.subscription_id) != sub_id:
+        return False
     durable = cmd.value("DURABLE") or "ALL"
     if durable != "ALL" and (durable == "YES") != sd.durable:
         return False
@@ -275,11 +306,17 @@ def _kept(cmd: Command, sd: SubDef) -> bool:
     return kind in ("USER", "ALL", mine)
 
 
+def _not_found(cmd: Command) -> None:
+    if cmd.name is None:  # named by SUBID alone
+        raise CommandError(f"AMQ8147E: IBM MQ object {cmd.value('SUBID')} not found.")
+    raise pymqi.MQMIError(C.MQCC_FAILED, C.MQRC_UNKNOWN_OBJECT_NAME)
+
+
 def display_sub(proc: Any, cmd: Command) -> None:
     wanted = _wanted(cmd, _SUB_ITEMS, ("SUB", "SUBID"))
     found = [sd for sd in _admin(proc).listing(cmd.name or "*") if _kept(cmd, sd)]
     if not found:
-        raise pymqi.MQMIError(C.MQCC_FAILED, C.MQRC_UNKNOWN_OBJECT_NAME)
+        _not_found(cmd)
     for sd in found:
         values = _sub_values(sd)
         _out(proc, "AMQ8096I: IBM MQ subscription inquired.", [f"{k}({values[k]})" for k in wanted])
@@ -305,7 +342,7 @@ def display_sbstatus(proc: Any, cmd: Command) -> None:
     wanted = _wanted(cmd, _STATUS_ITEMS, _STATUS_ITEMS)
     found = [st for st in _admin(proc).status(cmd.name or "*") if _kept(cmd, st.sd)]
     if not found:
-        raise pymqi.MQMIError(C.MQCC_FAILED, C.MQRC_UNKNOWN_OBJECT_NAME)
+        _not_found(cmd)
     for st in found:
         values = _status_values(st)
         items = [f"{k}({values[k]})" for k in wanted]

@@ -115,7 +115,7 @@ def _fields(req: Request, ctype: int) -> dict[str, Any]:
     return out
 
 
-def _save(qm: pymqi.QueueManager, cdef: ChannelDef, replace: bool) -> None:
+def _valid(cdef: ChannelDef) -> None:
     try:
         cdef.validate()
     except ValueError as err:
@@ -123,6 +123,10 @@ def _save(qm: pymqi.QueueManager, cdef: ChannelDef, replace: bool) -> None:
         raise CommandError(
             F.MQRCCF_BATCH_SIZE_ERROR if bad else F.MQRCCF_ATTR_VALUE_ERROR, bad
         ) from None
+
+
+def _save(qm: pymqi.QueueManager, cdef: ChannelDef, replace: bool) -> None:
+    _valid(cdef)
     channels(qm).define(cdef, replace=replace)
 
 
@@ -138,12 +142,23 @@ def create_channel(qm: pymqi.QueueManager, req: Request) -> list[Values]:
 
 def change_channel(qm: pymqi.QueueManager, req: Request) -> list[Values]:
     name, ctype = _name(req), _chltype(req)
-    cdef = _existing(qm, name)
-    if cdef.channel_type != ctype:
+    if _existing(qm, name).channel_type != ctype:
         raise CommandError(F.MQRCCF_OBJECT_WRONG_TYPE, F.MQIACH_CHANNEL_TYPE)
-    for field, value in _fields(req, ctype).items():
-        setattr(cdef, field, value)
-    _save(qm, cdef, True)
+    fields = _fields(req, ctype)
+
+    def change(cdef: ChannelDef) -> None:  # on the definition as it is under the claim
+        if cdef.channel_type != ctype:
+            raise CommandError(F.MQRCCF_OBJECT_WRONG_TYPE, F.MQIACH_CHANNEL_TYPE)
+        for field, value in fields.items():
+            setattr(cdef, field, value)
+        _valid(cdef)
+
+    try:
+        channels(qm).alter(name, change)
+    except pymqi.MQMIError as err:
+        if err.reason != C.MQRC_UNKNOWN_OBJECT_NAME:
+            raise
+        raise CommandError(F.MQRCCF_CHANNEL_NOT_FOUND, F.MQCACH_CHANNEL_NAME) from None
     return []
 
 

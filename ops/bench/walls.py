@@ -50,7 +50,7 @@ def floor_parts(r: Row, cost: dict[str, float]) -> list[tuple[str, float]] | Non
     is worked out for this pair."""
     shape = cost.get(costs.SHAPE)
     enc, dec, marker = cost.get(costs.ENCODE), cost.get(costs.DECODE), cost.get(costs.MARKER)
-    if r.value is None or r.raw is None or r.unit != "msg/s":
+    if r.value is None or r.raw is None or r.unit not in ("msg/s", "copies/s"):
         return None
     raw = _us(r.raw)
     if r.section == "1 put" and "1 KiB" in r.pair and "async" in r.pair:
@@ -59,6 +59,18 @@ def floor_parts(r: Row, cost: dict[str, float]) -> list[tuple[str, float]] | Non
         parts = [("MD + GMO", shape), ("envelope decode", dec), ("consume", raw)]
         if "read-ahead" not in r.pair:
             parts.append(("marker write", marker))
+    elif r.section == "10 pubsub":
+        subs = r.extra.get("subscriptions", 1)
+        # Per copy: its own envelope and MQGET; the publication's MQMD + PMO and put
+        # call are shared by the copies; the raw side's per-copy consume.
+        parts = [
+            ("the publication's MD + PMO, shared", shape / subs if shape is not None else None),
+            ("the copy's envelope encode", enc),
+            ("the subscriber's MD + GMO", shape),
+            ("envelope decode", dec),
+            ("marker write", marker),
+            ("consume", raw),
+        ]
     elif r.section == "4 uow" and "100 messages" in r.pair:
         parts = [
             ("two MQMDs and options", 2 * shape if shape is not None else None),

@@ -61,3 +61,14 @@ def test_no_floor_without_the_cost_rows() -> None:
     assert walls.floor_parts(row, {}) is None
     (text,) = walls.explain([row])
     assert "Floor:" not in text
+
+
+def test_a_fan_out_copy_shares_its_publication_between_the_subscriptions() -> None:
+    # raw 100,000 copies/s: 10 us a copy; per copy 3/10 + 4 + 3 + 6 + 12 + 10 = 35.3 us.
+    row = Row("publish 1 KiB to 10 subscriptions (persistent)", "10 pubsub", "copies/s", 2_000,
+              100_000, "", Target("ratio", ">=", 0.5), extra={"subscriptions": 10})  # fmt: skip
+    parts = walls.floor_parts(row, costs.lookup(COSTS))
+    assert parts is not None
+    assert sum(v for _, v in parts) == pytest.approx(35.3)
+    (text,) = walls.explain([*COSTS, row])
+    assert "at best a ratio of 0.28" in text

@@ -167,20 +167,66 @@ def _running(pair: Pair, pid: int) -> bool:
     return st is not None and st.pid == pid and st.status == S.RUNNING
 
 
+def _status(pair: Pair) -> S.ChannelStatus | None:
+    return S.read(pair.a.get_handle().store, CHANNEL)
+
+
+def _poll(check, timeout_s: float, what: str) -> None:
+    """wait_for at a 5 ms pace: an in-doubt window lasts milliseconds."""
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.005)
+
+
+def _batched(pair: Pair, mark: int) -> bool:
+    """A batch committed since `mark` batches (or nothing left to move)."""
+    st = _status(pair)
+    return (st is not None and st.batches > mark) or depth(pair.a, pair.qmb) == 0
+
+
+def _in_doubt(pair: Pair, pid: int) -> bool:
+    """Agent `pid` has a batch in doubt (or nothing is left to move)."""
+    st = _status(pair)
+    return (st is not None and st.indoubt and st.pid == pid) or depth(pair.a, pair.qmb) == 0
+
+
 def _kill_test(pair: Pair, count: int, kills: int, timeout_s: float) -> None:
+    """`count` persistent messages fed in `kills` parts, each once the agent runs, all
+    of a part at once (one unit of work); the agent SIGKILLed at a random moment of
+    moving its part: half the time a moment after it committed a batch of it, half the
+    time as soon as a batch is in doubt (sent, its confirmation awaited). A fixed pause
+    would find the agent idle: it moves a part in a few hundred milliseconds."""
     bodies = [b"k%05d" % i for i in range(count)]
-    put_remote(pair.a, bodies)
     rng = random.Random(17)
     moving = 0  # kills that landed while messages were on their way
-    for _ in range(kills):
-        agent = _agent(pair.qma)
-        # Killed once it runs (bound, records compared), at a random moment of its work.
-        wait_for(lambda a=agent: _running(pair, a.pid), 60, "the agent to run")
-        time.sleep(rng.uniform(0.0, 0.8))
-        os.kill(agent.pid, signal.SIGKILL)
-        agent.wait()
-        left = depth(pair.a, pair.qmb)
-        moving += 0 < left < count
+    q = pymqi.Queue(pair.a, "R.ORDERS", C.MQOO_OUTPUT)
+    part, fed = count // kills, 0
+    try:
+        for n in range(kills):
+            agent = _agent(pair.qma)
+            wait_for(lambda a=agent: _running(pair, a.pid), 60, "the agent to run")
+            before = _status(pair)
+            mark = before.batches if before else 0
+            upto = count if n == kills - 1 else fed + part
+            for body in bodies[fed:upto]:
+                q.put(body, pymqi.MD(Persistence=C.MQPER_PERSISTENT),
+                      pymqi.PMO(Options=C.MQPMO_SYNCPOINT))  # fmt: skip
+            pair.a.commit()
+            fed = upto
+            if rng.random() < 0.5:
+                _poll(lambda m=mark: _batched(pair, m), 60, "a batch")
+                time.sleep(rng.uniform(0.0, 0.01))
+            else:
+                _poll(lambda a=agent: _in_doubt(pair, a.pid), 60, "a batch in doubt")
+                time.sleep(rng.uniform(0.0, 0.02))
+            os.kill(agent.pid, signal.SIGKILL)
+            agent.wait()
+            st = _status(pair)
+            moving += depth(pair.a, pair.qmb) > 0 or bool(st and st.indoubt)
+    finally:
+        q.close()
     assert moving >= kills // 2, moving  # the kills hit transfers, not idle agents
     agent = _agent(pair.qma)
     try:

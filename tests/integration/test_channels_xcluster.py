@@ -36,7 +36,15 @@ from adapter.channel.agent import run_channel
 from adapter.core import dlh
 from adapter.shim.channeldef import RCVR, ChannelDef
 from adapter.testing.servers import purge_queue_manager
-from tests.channelkit import CHANNEL, Pair, depth, put_remote, read_all, setup_pair
+from tests.channelkit import (
+    CHANNEL,
+    Pair,
+    commit_failing,
+    depth,
+    put_remote,
+    read_all,
+    setup_pair,
+)
 from tests.integration.test_channels import FAST_RECOVERY, mqsc, wait_for
 
 pytestmark = pytest.mark.integration
@@ -244,6 +252,27 @@ def test_a_message_for_a_missing_queue_reaches_the_far_dlq_with_2085(pair: XPair
     assert header.dest_q_name.rstrip() == "NO.SUCH.Q"
     assert header.dest_q_mgr_name.rstrip() == pair.qmb and got.MsgId == md.MsgId
     assert [d for d, _ in read_all(pair.b, "ORDERS")] == [b"fine"]
+
+
+def test_message_properties_cross_the_clusters(pair: XPair) -> None:
+    """Properties travel as properties (the MCA gets and puts with a message handle)."""
+    q = pymqi.Queue(pair.a, "R.ORDERS", C.MQOO_OUTPUT)
+    out = pymqi.MessageHandle(pair.a)
+    out.properties.set("usr.colour", "blue")
+    pmo = pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT, OriginalMsgHandle=out.msg_handle)
+    q.put(b"coloured", pymqi.MD(Persistence=C.MQPER_PERSISTENT), pmo)
+    q.close()
+    agent = pair.agent()
+    assert agent.step(0) == 1
+    agent.close()
+    got = pymqi.Queue(pair.b, "ORDERS", C.MQOO_INPUT_SHARED)
+    handle = pymqi.MessageHandle(pair.b)
+    gmo = pymqi.GMO(
+        Options=C.MQGMO_NO_SYNCPOINT | C.MQGMO_PROPERTIES_IN_HANDLE, MsgHandle=handle.msg_handle
+    )
+    assert got.get(None, pymqi.MD(), gmo) == b"coloured"
+    assert handle.properties.get("usr.colour") == "blue"
+    got.close()
 
 
 def test_a_segmented_group_is_got_in_logical_order_at_the_far_end(pair: XPair) -> None:
@@ -508,8 +537,7 @@ def test_a_sync_record_hidden_by_a_dead_agents_lock_is_waited_for(
         raise _Killed
 
     assert agent.remote is not None
-    agent.remote.commit = die  # type: ignore[method-assign]
-    with pytest.raises(_Killed):
+    with commit_failing(agent.remote, die), pytest.raises(_Killed):
         agent.step(0)
     corpses.append(agent)
     time.sleep(3.5)  # its locks (2 s) and its open of the transmission queue (3 s) ran out

@@ -83,3 +83,45 @@ def test_subscription_command_failures(pcf, qmgr):
     assert pcf.MQCMD_DELETE_SUBSCRIPTION(name) == []
     absent = {C.MQCA_TOPIC_STRING: b"never/used"}
     assert reason_of(pcf.MQCMD_INQUIRE_TOPIC_STATUS, absent) == C.MQRC_UNKNOWN_OBJECT_NAME
+
+
+def test_change_and_delete_a_subscription_by_its_sub_id(pcf, qmgr):
+    """SubId (MQBACF_SUB_ID) selects the subscription when given in a dict: the face
+    sends it as the MQCFBS it is, so every byte arrives (as an MQCFST, read as text,
+    the bytes below were damaged and nothing was found); pymqi's ByteString and a CFBS
+    structure do the same, an MQCFST for it is refused (3015)."""
+    # SubIds whose bytes are no text: not UTF-8, a null inside.
+    qmgr.get_handle().services._id_prefix = b"MQK \xff\xfe\x80\x00\xc3(\x00\x00 a\xe9\x00"
+    qmgr.define_queue("PSID.Q")
+    create = {F.MQCACF_SUB_NAME: b"PSID.1", C.MQCA_TOPIC_STRING: b"psid/#",
+              F.MQCACF_DESTINATION: b"PSID.Q"}  # fmt: skip
+    assert pcf.MQCMD_CREATE_SUBSCRIPTION(create) == []
+    [s] = pcf.MQCMD_INQUIRE_SUBSCRIPTION({F.MQCACF_SUB_NAME: b"PSID.1"})
+    sub_id = s[F.MQBACF_SUB_ID]
+    assert len(sub_id) == 24 and b"\xff\xfe\x80\x00" in sub_id
+
+    assert (
+        pcf.MQCMD_CHANGE_SUBSCRIPTION({F.MQBACF_SUB_ID: sub_id, F.MQCACF_SUB_USER_DATA: b"by id"})
+        == []
+    )
+    [s] = pcf.MQCMD_INQUIRE_SUBSCRIPTION({F.MQBACF_SUB_ID: sub_id})
+    assert (s[F.MQCACF_SUB_NAME], s[F.MQCACF_SUB_USER_DATA]) == (b"PSID.1", b"by id")
+    assert (
+        pcf.MQCMD_CHANGE_SUBSCRIPTION(
+            {F.MQBACF_SUB_ID: pymqi.ByteString(sub_id), F.MQIACF_PUB_PRIORITY: 4}
+        )
+        == []
+    )
+    as_structs = [pymqi.CFBS(Parameter=F.MQBACF_SUB_ID, String=sub_id),
+                  pymqi.CFST(Parameter=F.MQCACF_SUB_USER_DATA, String=b"cfbs")]  # fmt: skip
+    assert pcf.MQCMD_CHANGE_SUBSCRIPTION(as_structs) == []
+    [s] = pcf.MQCMD_INQUIRE_SUBSCRIPTION({F.MQCACF_SUB_NAME: b"PSID.1"})
+    assert (s[F.MQIACF_PUB_PRIORITY], s[F.MQCACF_SUB_USER_DATA]) == (4, b"cfbs")
+
+    as_text = [pymqi.CFST(Parameter=F.MQBACF_SUB_ID, String=sub_id)]
+    assert reason_of(pcf.MQCMD_DELETE_SUBSCRIPTION, as_text) == F.MQRCCF_CFST_PARM_ID_ERROR
+    other = {F.MQBACF_SUB_ID: bytes(24)}
+    assert reason_of(pcf.MQCMD_DELETE_SUBSCRIPTION, other) == C.MQRC_UNKNOWN_OBJECT_NAME
+    assert pcf.MQCMD_DELETE_SUBSCRIPTION({F.MQBACF_SUB_ID: sub_id}) == []
+    name = {F.MQCACF_SUB_NAME: b"PSID.1"}
+    assert reason_of(pcf.MQCMD_INQUIRE_SUBSCRIPTION, name) == C.MQRC_UNKNOWN_OBJECT_NAME

@@ -80,6 +80,42 @@ def test_alter_sub_refuses_what_it_cannot_change(qmgr, qmgr_name):
     assert "USERDATA( )" in _display(qmgr, qmgr_name, "ALTR.1")
 
 
+def test_alter_delete_display_sub_by_subid_alone(qmgr, qmgr_name):
+    """ALTER SUB SUBID(id), DISPLAY SUB SUBID(id), DISPLAY SBSTATUS SUBID(id) and DELETE
+    SUB SUBID(id), with no name: the forms IBM's usage notes list beside SUB(name)."""
+    qmgr.define_queue("BYID.Q")
+    for sub in ("BYID.1", "BYID.2"):
+        rc, out = _run(qmgr, qmgr_name, f"DEFINE SUB({sub}) TOPICSTR('byid/#') DEST(BYID.Q)\n")
+        assert rc == 0, out
+    subid = _display(qmgr, qmgr_name, "BYID.2").split("SUBID(")[1][:48]
+
+    rc, out = _run(qmgr, qmgr_name, f"ALTER SUB SUBID({subid}) USERDATA('by id')\n")
+    assert rc == 0 and "AMQ8097I: IBM MQ subscription changed." in out, out
+    assert "USERDATA(by id)" in _display(qmgr, qmgr_name, "BYID.2")
+    assert "USERDATA( )" in _display(qmgr, qmgr_name, "BYID.1")  # only the one named
+
+    rc, out = _run(qmgr, qmgr_name, f"DISPLAY SUB SUBID({subid.lower()}) USERDATA\n")
+    assert rc == 0 and out.count("AMQ8096I") == 1, out
+    assert "SUB(BYID.2)" in out and "USERDATA(by id)" in out and f"SUBID({subid})" in out
+    rc, out = _run(qmgr, qmgr_name, f"DISPLAY SBSTATUS SUBID({subid})\n")
+    assert rc == 0 and out.count("AMQ8099I") == 1 and "SUB(BYID.2)" in out, out
+
+    missing = "00" * 24
+    for text in (f"ALTER SUB SUBID({missing}) USERDATA('x')", f"DELETE SUB SUBID({missing})",
+                 f"DISPLAY SUB SUBID({missing})"):  # fmt: skip
+        rc, out = _run(qmgr, qmgr_name, text + "\n")
+        assert rc != 0 and f"AMQ8147E: IBM MQ object {missing} not found." in out, out
+    rc, out = _run(qmgr, qmgr_name, "ALTER SUB USERDATA('x')\n")  # neither name nor SUBID
+    assert rc != 0 and "AMQ8405I" in out, out
+
+    rc, out = _run(qmgr, qmgr_name, f"DELETE SUB SUBID({subid})\n")
+    assert rc == 0 and "AMQ8095I: IBM MQ subscription deleted." in out, out
+    rc, out = _run(qmgr, qmgr_name, "DISPLAY SUB(BYID.*)\n")
+    assert "SUB(BYID.1)" in out and "BYID.2" not in out, out
+    rc, out = _run(qmgr, qmgr_name, f"DELETE SUB(BYID.1) SUBID({subid})\n")  # not that one's
+    assert rc != 0 and "AMQ8147E: IBM MQ object BYID.1 not found." in out, out
+
+
 def test_pcf_change_subscription(pcf, qmgr):
     qmgr.define_queue("PCHG.Q")
     qmgr.define_queue("PCHG.Q2")

@@ -31,6 +31,7 @@ from tests.integration import test_store_parity as parity  # noqa: E402
 from tests.integration.test_store_parity import (  # noqa: E402, F401
     qmgr,
     test_mutex_catalog_and_lifecycle_agree,
+    test_name_claims_agree,
     test_run_state_agrees,
     test_scenarios_agree,
 )

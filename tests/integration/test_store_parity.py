@@ -490,3 +490,52 @@ def test_pubsub_state_agrees(qmgr, seq):
             assert got["redis"] == got["memory"], op
     finally:
         pair.close()
+
+
+_CLAIM_OPS = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("claim"),
+            st.integers(0, 1),
+            st.sampled_from(["Q1", "*TOPIC:T1"]),
+            st.sampled_from(OWNERS),
+            st.sampled_from(LEASES),
+        ),
+        st.tuples(
+            st.just("release"),
+            st.integers(0, 1),
+            st.sampled_from(["Q1", "*TOPIC:T1"]),
+            st.sampled_from(OWNERS),
+        ),
+        st.tuples(st.just("tick"), st.sampled_from([0.001, 0.499, 0.5, 3.0])),  # seconds
+    ),
+    max_size=30,
+)
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(seq=_CLAIM_OPS)
+def test_name_claims_agree(qmgr, seq):
+    """The claims of object names (DEFINE / ALTER / DELETE, shim/nameclaims.py): taken,
+    renewed, refused, run out and released alike on redis_store's `defining` hash and
+    memory_store's twin, each change seen by the other connection."""
+    pair = Pair(qmgr, "Q.CLAIMS")
+    try:
+        pair.redis[0].client.delete(pair.redis[0]._defining)  # one qmgr for every example
+        for op in seq:
+            if op[0] == "tick":
+                pair.clock.advance(op[1])
+                continue
+            got = {}
+            for label, side in (("redis", pair.redis), ("memory", pair.memory)):
+                name, conn, *args = op
+                if name == "claim":
+                    out = side[conn].claim_name(args[0], args[1], args[2])
+                else:
+                    out = side[conn].release_name(args[0], args[1])
+                got[label] = (out, sorted(side[1 - conn].name_claims().items()))
+            assert got["redis"] == got["memory"], op
+    finally:
+        pair.close()

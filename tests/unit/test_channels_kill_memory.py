@@ -153,7 +153,7 @@ class Process:
         assert agent.remote is not None and agent.receiver is not None
         assert agent.rsync is not None and agent.ssync is not None
         conn = agent.remote.get_handle()
-        self.trip("step.send.first", agent.receiver, "put", "after")
+        self.trip("step.send", agent.receiver, "put_batch", "after")
         self.trip("step.rsync.after_replace", agent.rsync, "replace", "after")
 
         def wires(producer: Any) -> None:
@@ -169,7 +169,7 @@ class Process:
 
 STEP_POINTS = [
     "step.gather",
-    "step.send.first",
+    "step.send",
     "step.rsync.after_replace",
     "step.remote.before_commit",
     "step.remote.after_kafka_commit",
@@ -321,15 +321,19 @@ def test_a_record_hidden_by_a_stale_lock_is_not_taken_for_none(world_pair, point
         max_size=5,
     ),
     batch_size=st.integers(1, 6),
+    marker_lag=st.integers(0, 3),
 )
-def test_any_run_of_kills_loses_and_doubles_nothing(kills, batch_size) -> None:
+def test_any_run_of_kills_loses_and_doubles_nothing(kills, batch_size, marker_lag) -> None:
     """Several agents in a row, each killed at a random point of a random batch (or
-    running to the end when the point is not reached), with random rests after."""
+    running to the end when the point is not reached), with random rests after; the
+    broker writes each transaction's markers `marker_lag` operations after its commit
+    (the agent does not wait for them)."""
     world, real = World(), pymqi.connect
     pymqi.connect = lambda name, *a, **kw: world.connect(name, **kw)
     try:
         a, b = pymqi.connect("QMA"), pymqi.connect("QMB")
         pair = setup_pair(a, b, "QMA", "QMB", batch_size=batch_size)
+        world.cluster.marker_lag = marker_lag
         sent: list[bytes] = []
         for round_, (point, nth, rest_s) in enumerate(kills):
             bodies = [b"p%d.%d" % (round_, i) for i in range(7)]
@@ -337,6 +341,8 @@ def test_any_run_of_kills_loses_and_doubles_nothing(kills, batch_size) -> None:
             sent += bodies
             _run(world, point, rest_s=rest_s, nth=nth)
         assert not _run(world, "", rest_s=0)
+        world.cluster.marker_lag = 0
+        world.cluster.settle()
         _check(pair, sent)
     finally:
         pymqi.connect = real

@@ -16,7 +16,15 @@ from adapter.channel.syncq import RECEIVER, SENDER, SyncQueue
 from adapter.core import cmqxc as X
 from adapter.core import dlh
 from adapter.tools import mqsc
-from tests.channelkit import CHANNEL, Pair, depth, put_remote, read_all, setup_pair
+from tests.channelkit import (
+    CHANNEL,
+    Pair,
+    commit_failing,
+    depth,
+    put_remote,
+    read_all,
+    setup_pair,
+)
 
 C = pymqi.CMQC
 
@@ -137,6 +145,39 @@ def test_120_messages_with_batchsz_50_make_three_batches(pair: Pair) -> None:
     agent.close()
 
 
+def test_batches_follow_each_other_while_commit_markers_lag(pair: Pair, world) -> None:
+    """The agent commits without waiting for its puts to become readable: with the
+    broker writing each transaction's markers a few operations later, the next batch's
+    sync-record get still finds the record its predecessor committed (it waits for it)
+    and nothing is lost, doubled or reordered."""
+    world.cluster.marker_lag = 4
+    put_remote(pair.a, [b"l%03d" % i for i in range(130)])
+    agent = pair.agent()
+    assert drain_channel(agent) == 130
+    assert agent.status.last_seq == 130 and agent.status.batches == 3
+    world.cluster.marker_lag = 0
+    assert [d for d, _ in read_all(pair.b, "ORDERS")] == [b"l%03d" % i for i in range(130)]
+    assert depth(pair.a, "QMB") == 0
+    agent.close()
+    again = pair.agent()  # a restart compares the records the lagging commits wrote
+    assert again.status.last_seq == 130 and drain_channel(again) == 0
+    again.close()
+
+
+def test_a_channel_started_again_in_process_reads_its_lagging_record(pair: Pair, world) -> None:
+    """run_channel starts a new agent on the same local connection after a failure: the
+    record the last batch committed (without waiting) may still be on its way; the new
+    agent waits for it rather than compare the zero state (AMQ9526E)."""
+    put_remote(pair.a, [b"s%02d" % i for i in range(20)])
+    world.cluster.marker_lag = 50
+    agent = pair.agent()
+    assert drain_channel(agent) == 20
+    agent.close()
+    again = pair.agent()  # same local connection, its last commit's markers held back
+    assert again.status.last_seq == 20 and again.status.status == S.RUNNING
+    again.close()
+
+
 def test_the_negotiated_batch_size_is_the_lower_of_the_two_ends(pair: Pair) -> None:
     rc, _ = run_mqsc(pair.b, "QMB", f"ALTER CHANNEL({CHANNEL}) CHLTYPE(RCVR) BATCHSZ(8)\n")
     assert rc == 0
@@ -181,6 +222,51 @@ def test_the_message_survives_the_hop(pair: Pair) -> None:
     assert got.ReplyToQ.rstrip() == b"REPLIES" and got.ReplyToQMgr.rstrip() == pair.qma.encode()
     assert got.Format == C.MQFMT_STRING and got.MsgType == C.MQMT_REQUEST
     assert 0 < got.Expiry <= 36000
+
+
+def _put_with_property(qm: pymqi.QueueManager, queue: str, body: bytes) -> None:
+    q = pymqi.Queue(qm, queue, C.MQOO_OUTPUT)
+    handle = pymqi.MessageHandle(qm)
+    handle.properties.set("usr.colour", "blue")
+    pmo = pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT, OriginalMsgHandle=handle.msg_handle)
+    q.put(body, pymqi.MD(Persistence=C.MQPER_PERSISTENT), pmo)
+    q.close()
+
+
+def _get_with_properties(qm: pymqi.QueueManager, queue: str) -> tuple[bytes, str]:
+    q = pymqi.Queue(qm, queue, C.MQOO_INPUT_SHARED)
+    handle = pymqi.MessageHandle(qm)
+    gmo = pymqi.GMO(
+        Options=C.MQGMO_PROPERTIES_IN_HANDLE | C.MQGMO_NO_SYNCPOINT, MsgHandle=handle.msg_handle
+    )
+    data = q.get(None, pymqi.MD(), gmo)
+    return data, handle.properties.get("usr.colour")
+
+
+def test_message_properties_survive_the_hop(pair: Pair) -> None:
+    """The MCA gets with a message handle and puts with it: the properties arrive as
+    properties (left to the transmission queue's PROPCTL they came as an MQRFH2 in front
+    of the MQXQH, and the channel stopped with AMQ9544E)."""
+    _put_with_property(pair.a, "R.ORDERS", b"coloured")
+    agent = pair.agent()
+    assert agent.step(0) == 1
+    assert _get_with_properties(pair.b, "ORDERS") == (b"coloured", "blue")
+
+
+def test_a_dead_lettered_message_keeps_its_properties(pair: Pair) -> None:
+    pair.a.define_queue(
+        "R.NOWHERE",
+        queue_type=C.MQQT_REMOTE,
+        remote_q_name="NOWHERE",
+        remote_q_mgr_name=pair.qmb,
+        xmit_q_name=pair.qmb,
+    )
+    _put_with_property(pair.a, "R.NOWHERE", b"lost")
+    agent = pair.agent()
+    assert agent.step(0) == 1
+    data, colour = _get_with_properties(pair.b, "DLQ")
+    header, rest = dlh.unpack(data)
+    assert (header.reason, rest, colour) == (C.MQRC_UNKNOWN_OBJECT_NAME, b"lost", "blue")
 
 
 def test_expiry_goes_down_by_the_time_on_the_transmission_queue(pair: Pair, world) -> None:
@@ -229,10 +315,8 @@ def _crash_after_receiver_commit(pair: Pair, agent) -> None:
     def die() -> None:
         raise RuntimeError("killed")
 
-    agent.local.commit = die
-    with pytest.raises(RuntimeError):
+    with commit_failing(agent.local, die), pytest.raises(RuntimeError):
         agent.step(0)
-    del agent.local.commit
     pair.a.backout()
     agent.close()
 
@@ -257,10 +341,8 @@ def test_a_batch_that_failed_before_the_receiver_committed_is_sent_again(pair: P
     def die() -> None:
         raise RuntimeError("killed")
 
-    agent.remote.commit = die
-    with pytest.raises(RuntimeError):
+    with commit_failing(agent.remote, die), pytest.raises(RuntimeError):
         agent.step(0)
-    del agent.remote.commit
     agent.remote.backout()
     pair.a.backout()
     agent.close()
@@ -369,14 +451,14 @@ def test_fast_nonpersistent_messages_are_visible_before_the_batch_commits(pair: 
     agent = pair.agent()
     seen: list[int] = []
 
-    def watch(*args, **kw) -> None:
+    def watch() -> None:
         seen.append(depth(pair.b, "ORDERS"))
         raise RuntimeError("the channel fails before the batch ends")
 
-    agent.rsync.replace = watch
-    with pytest.raises(RuntimeError):
+    with commit_failing(agent.remote, watch), pytest.raises(RuntimeError):
         agent.step(0)
     assert seen == [3]  # the three non-persistent ones, at once
+    agent.remote.backout()  # as a failed MQCMIT leaves it
     # They are not on the transmission queue any more (not sent twice); the persistent
     # ones are back there.
     assert [d for d, _ in read_all(pair.b, "ORDERS")] == [b"N0", b"N1", b"N2"]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import adapter.pymqi as pymqi
 from adapter.channel.endpoints import bootstrap_of, partner_targets, redis_env
 from adapter.channel.syncq import RECEIVER, SENDER, SEQ_WRAP, SyncQueue, next_seq
-from tests.channelkit import CHANNEL, depth, put_remote, read_all, setup_pair
+from tests.channelkit import CHANNEL, commit_failing, depth, put_remote, read_all, setup_pair
 from tests.unit.conftest import World
 
 FAIL_POINTS = ("none", "before_receiver_commit", "after_receiver_commit")
@@ -27,12 +27,8 @@ def _step_failing(pair, agent, where: str) -> None:
         agent.step(0)
         return
     target = agent.remote if where == "before_receiver_commit" else agent.local
-    target.commit = _die
-    try:
-        with pytest.raises(RuntimeError):
-            agent.step(0)
-    finally:
-        del target.commit
+    with commit_failing(target, _die), pytest.raises(RuntimeError):
+        agent.step(0)
     agent.remote.backout()
     pair.a.backout()  # the dead agent's gets go back (its lease ran out)
     agent.close()

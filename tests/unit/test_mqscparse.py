@@ -87,6 +87,21 @@ def test_syntax_errors_carry_the_segment_up_to_the_error(text: str, segment: str
     assert err.value.segment == segment
 
 
+def test_a_subscription_is_named_by_its_name_its_subid_or_both() -> None:
+    """ALTER / DELETE SUB and DISPLAY SUB / SBSTATUS take SUB(name), SUB SUBID(id) or
+    both (IBM's usage notes); DEFINE SUB and the other objects need their name."""
+    subid = "AB" * 24
+    for verb in ("ALTER", "ALT", "DELETE", "DEL", "DISPLAY", "DIS"):
+        cmd = one(f"{verb} SUB SUBID({subid})")
+        assert (cmd.objtype, cmd.name, params(cmd)) == ("SUB", None, [("SUBID", subid)])
+        assert one(f"{verb} SUB(X) SUBID({subid})").name == "X"
+    assert one(f"DIS SBSTATUS SUBID({subid})").name is None
+    for text in ("DEFINE SUB SUBID(AB)", "ALTER SUB USERDATA(X)", "DELETE SUB SUBID",
+                 "ALTER QL SUBID(AB)", "DIS TPSTATUS SUBID(AB)", "ALTER SUB"):  # fmt: skip
+        with pytest.raises(MQSCSyntaxError, match="a name is required"):
+            one(text)
+
+
 def test_an_unclosed_quote_is_a_syntax_error() -> None:
     with pytest.raises(MQSCSyntaxError):
         one("DEFINE QL(A) DESCR('open")
