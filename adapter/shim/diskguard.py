@@ -45,8 +45,8 @@ Space on a Kafka log returns only when whole segments are deleted, never when a 
 is got: a consumed record stays in its segment. Queue topics keep `retention.ms=-1`
 (an MQ message never expires unread), so here it returns when a queue is deleted
 (DELETE QLOCAL: the broker removes its topics' directories, after its
-`file.delete.delay.ms`), or when an operator adds space. The guard notices at its next
-check and puts go on.
+`log.segment.delete.delay.ms`, 60 s by default), or when an operator adds space. The
+guard notices at its next check and puts go on.
 
 When the guard cannot work it switches itself off, once, with one warning: settings the
 library's own DescribeLogDirs client cannot honour, a principal without DESCRIBE on the

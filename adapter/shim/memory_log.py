@@ -242,7 +242,7 @@ class MemoryDisk:
 
     def give_back(self, topic: str) -> None:
         """A deleted topic's bytes, back at once, or (`delete_later`, as a broker's
-        `file.delete.delay.ms`) at `delete_files()`."""
+        `log.segment.delete.delay.ms`, 60 s by default) at `delete_files()`."""
         path = self.where(topic)
         n = self.used_by.pop(topic, 0)
         if self.delete_later:

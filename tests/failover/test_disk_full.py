@@ -12,7 +12,8 @@ running and answers the put it has no space for with 2056 MQRC_Q_SPACE_NOT_AVAIL
    go on once space returns. Getting the messages frees nothing on a Kafka log (a
    consumed record stays in its segment; queue topics keep retention -1): the test
    shows it, then deletes the drained queue (DELETE QLOCAL, as an operator would; the
-   broker removes its topics' files after `file.delete.delay.ms`) and defines it again.
+   broker removes its topics' files after `log.segment.delete.delay.ms`, 60 s by
+   default) and defines it again.
 2. A producer that is not mqk (nothing refuses its appends) fills the disk anyway: the
    broker halts; the application's calls end with 2056 or 2009, never a hang; once space
    returns and the broker is restarted (a supervisor's job, as strmqm's for MQ) the same
@@ -126,8 +127,9 @@ def test_puts_get_2056_before_the_disk_fills_and_go_on_once_space_returns(
     monkeypatch.setattr(config, "DISK_RESERVE_MB", reserve / MIB)
     monkeypatch.setattr(config, "DISK_RESERVE_PCT", 0.0)
     t0 = time.monotonic()
-    # A deleted topic's files go after a second, not Kafka's default minute.
-    pid = _start(where, "file.delete.delay.ms=1000\n")
+    # A deleted topic's files go after a second, not Kafka's default minute (the broker
+    # setting; file.delete.delay.ms is its per-topic name and means nothing in server.properties).
+    pid = _start(where, "log.segment.delete.delay.ms=1000\n")
     print(f"broker up in {time.monotonic() - t0:.0f} s; {_usable(where) / MIB:.1f} MiB usable")
     qm = pymqi.connect(f"GUARD{os.getpid()}", kafka_bootstrap=BOOTSTRAP)
     guard = qm._conn.services.disk

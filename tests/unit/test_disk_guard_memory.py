@@ -130,7 +130,7 @@ def test_puts_get_2056_before_the_disk_fills_and_go_on_once_space_returns(
 
 def test_a_queue_deleted_and_defined_again_waits_for_its_files_to_go(world, qmgr_name):
     world.cluster.disk = disk = MemoryDisk({"/data": 100 * MIB}, {"/data": 40 * MIB})
-    disk.delete_later = True  # the broker's file.delete.delay.ms
+    disk.delete_later = True  # the broker's log.segment.delete.delay.ms
     qm, guard = _connect(world, qmgr_name)
     qm.define_queue("Q")
     q = pymqi.Queue(qm, "Q", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
