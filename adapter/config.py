@@ -154,6 +154,13 @@ BROKEN_AFTER_S = float(os.environ.get("MQK_BROKEN_AFTER_S", "15"))
 # Tests: every Redis script runs behind a check that refuses a key it did not declare
 # in KEYS (adapter/shim/redis_scripts.py CHECK_PRELUDE).
 REDIS_CHECK_KEYS = os.environ.get("MQK_REDIS_CHECK_KEYS") == "1"
+# The disk guard (adapter/shim/diskguard.py): how often a connection asks its brokers
+# for their log directories' usable space (0: the guard is off), and the space a
+# directory keeps back from puts: the larger of the two, MiB and per cent of the volume
+# (diskguard.py says why the reserve must cover what producers write between two checks).
+DISK_CHECK_S = float(os.environ.get("MQK_DISK_CHECK_S", "2"))
+DISK_RESERVE_MB = float(os.environ.get("MQK_DISK_RESERVE_MB", "1024"))
+DISK_RESERVE_PCT = float(os.environ.get("MQK_DISK_RESERVE_PCT", "5"))
 # Lease on messages got under syncpoint; renewed every third of it while the UOW lives.
 LEASE_MS = int(os.environ.get("MQK_UOW_LEASE_MS", "30000"))
 # The broker aborts a transaction whose producer went silent this long.

@@ -43,6 +43,11 @@ UNDELIVERABLE = frozenset(
     {
         C.MQRC_UNKNOWN_OBJECT_NAME,  # 2085
         C.MQRC_Q_FULL,  # 2053
+        # 2056: the destination's broker disk is nearly full (shim/diskguard.py). IBM
+        # names it as a reason an MCA meets putting to a remote queue
+        # (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041260_.html); a DLQ
+        # on the same disk refuses it too, and the batch then fails and is retried.
+        C.MQRC_Q_SPACE_NOT_AVAILABLE,
         C.MQRC_PUT_INHIBITED,  # 2051
         C.MQRC_MSG_TOO_BIG_FOR_Q,  # 2030
         C.MQRC_Q_DELETED,  # 2052

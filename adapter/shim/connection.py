@@ -227,6 +227,7 @@ class Connection:
             # backed out at the next call, or by their leases running out).
             self.txn.renew()
         self.pubsub.publisher.counts.flush_if_due()  # DISPLAY SBSTATUS / TPSTATUS counters
+        self.services.disk.tick()  # the brokers' usable disk space, every MQK_DISK_CHECK_S
         now = self.clock.monotonic()
         for lease in list(self.services.leasing):
             lease.release_idle(now, self.services.leasing)

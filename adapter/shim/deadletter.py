@@ -99,8 +99,12 @@ class DeadLetterQueue:
         qmgr_def: Callable[[], QMgrDef],
         depth: Callable[[str], int],
         clock: Clock,
+        no_space: Callable[[str, int, int], bool] = lambda _q, _n, _p: False,
     ) -> None:
+        """`no_space(queue, partitions, priority)`: the disk guard's answer for a queue
+        (shim/diskguard.py DiskGuard.refuses)."""
         self.qmgr = qmgr
+        self._no_space = no_space
         self._lookup = lookup
         self._qmgr_def = qmgr_def
         self._depth = depth
@@ -133,6 +137,8 @@ class DeadLetterQueue:
             return C.MQRC_MSG_TOO_BIG_FOR_Q
         if self._depth(qdef.name) >= qdef.max_depth:
             return C.MQRC_Q_FULL
+        if self._no_space(qdef.name, qdef.partitions, env["Priority"]):
+            return C.MQRC_Q_SPACE_NOT_AVAILABLE  # its broker's disk is nearly full
         return None
 
     def to_queue(self, queue: str, env: dict[str, Any]) -> Delivery:

@@ -67,6 +67,8 @@ class QueueHandle:
         self._mark = mark
         self.gone = False  # its queue was deleted: every call but MQCLOSE is MQRC_Q_DELETED
         self.putter = Putter(svc, qdef, options, self.state, remote)
+        if options & C.MQOO_OUTPUT:  # the disk guard places the topics puts go to
+            svc.disk.watch_queue(qdef.name, qdef.partitions)
         self.ahead = ReadAheadBuffer(svc, qdef, options, self.state)
         if selector is not None:
             # Reading ahead takes a run of messages whatever their properties.

@@ -32,7 +32,8 @@ from adapter import config
 from adapter.core.oam import AclRow
 from adapter.logs import kafka_logger
 from adapter.shim.authority import kafka_tls_refused
-from adapter.shim.log import TopicSpec
+from adapter.shim.log import LogDir, TopicSpec
+from adapter.shim.logdirs import LogDirsClient
 
 log = logging.getLogger("mqk.shim.kafka")
 
@@ -116,6 +117,7 @@ class KafkaLog:
         # A plaintext cluster here runs without an authorizer (the local stack); a
         # secured one is asked for the principal's operations at MQOPEN.
         self.enforces_acls = protocol != "plaintext"
+        self._log_dirs: LogDirsClient | None = None  # made at the disk guard's first look
 
     def _new_admin(self) -> AdminClient:
         return AdminClient({**self.conf, "error_cb": self._on_error})
@@ -334,6 +336,21 @@ class KafkaLog:
                     self._fresh_admin()
                 time.sleep(0.05)
 
+    def log_dirs(self, topics: dict[str, int], timeout_s: float) -> tuple[list[LogDir], set[int]]:
+        """DescribeLogDirs v4 on every broker (shim/logdirs.py), with this connection's
+        own client settings (MQCSP's user included)."""
+        if self._log_dirs is None:
+            self._log_dirs = LogDirsClient(self.conf, self._broker_addresses)
+        return self._log_dirs.describe(topics, timeout_s)
+
+    def _broker_addresses(self, topics: list[str]) -> dict[int, tuple[str, int]]:
+        """The brokers as metadata advertises them (a request naming one topic at most:
+        the metadata of every topic is large on a busy cluster)."""
+        md = self.admin.list_topics(topic=topics[0] if topics else None, timeout=5)
+        return {b.id: (b.host, b.port) for b in md.brokers.values()}
+
     def close(self) -> None:
         """The admin client has nothing to flush; producers and readers are closed by
-        their owners."""
+        their owners; the disk guard's own broker connections are closed here."""
+        if self._log_dirs is not None:
+            self._log_dirs.close()

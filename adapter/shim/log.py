@@ -96,6 +96,28 @@ class TopicSpec:
     config: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class LogDir:
+    """One log directory of one broker, as DescribeLogDirs v4 tells it (shim/logdirs.py):
+    the volume's size and usable bytes (-1: the broker does not say), a Kafka error code
+    (0; KAFKA_STORAGE_ERROR 56 for a directory the broker took offline), and which of
+    the partitions asked about live in it (a replica, leader or follower)."""
+
+    broker: int
+    path: str
+    total_bytes: int
+    usable_bytes: int
+    error: int = 0
+    partitions: frozenset[tuple[str, int]] = frozenset()
+
+
+class LogDirsOffError(Exception):
+    """The log directories cannot be described for this client: a setting the library's
+    own DescribeLogDirs client cannot honour (OAUTHBEARER, GSSAPI, a keystore), a
+    principal without DESCRIBE on the cluster, a broker older than Kafka 3.3. Its text
+    says which, never a secret; the disk guard switches itself off on it."""
+
+
 class Log(Protocol):
     """Kafka as the engine uses it: clients and the administrative calls."""
 
@@ -134,6 +156,12 @@ class Log(Protocol):
         """Per topic, the Kafka operations (AclOperation names: READ, WRITE, ...) the
         client's principal holds; an empty set for a topic it may not even describe.
         None when the cluster enforces no ACLs (nothing to check)."""
+        ...
+
+    def log_dirs(self, topics: dict[str, int], timeout_s: float) -> tuple[list[LogDir], set[int]]:
+        """Every broker's log directories, with the partitions of `topics` (name ->
+        partition count) each holds; and the ids of the brokers that did not answer
+        within `timeout_s`. Raises LogDirsOffError when it can never work (see there)."""
         ...
 
     def close(self) -> None: ...

@@ -53,7 +53,7 @@ from confluent_kafka import (
 
 from adapter import config
 from adapter.shim.clock import SYSTEM, Clock, ManualClock
-from adapter.shim.log import DeliveryCallback, TopicSpec
+from adapter.shim.log import DeliveryCallback, LogDir, LogDirsOffError, TopicSpec
 
 # Entry states: visible once below the LSO; open (in a transaction); aborted.
 _COMMITTED, _OPEN, _ABORTED = 0, 1, 2
@@ -186,9 +186,10 @@ class _Partition:
 
 
 class _Topic:
-    __slots__ = ("spec", "partitions", "log_append_time")
+    __slots__ = ("name", "spec", "partitions", "log_append_time")
 
-    def __init__(self, spec: TopicSpec) -> None:
+    def __init__(self, spec: TopicSpec, name: str = "") -> None:
+        self.name = name
         self.spec = spec
         self.partitions = [_Partition() for _ in range(spec.partitions)]
         self.log_append_time = spec.config.get("message.timestamp.type") == "LogAppendTime"
@@ -205,6 +206,54 @@ class _Txn:
         self.parts: list[_Partition] = []
         self.start_ms: int | None = None  # set by the first record, as the broker does
         self.timeout_ms = timeout_ms
+
+
+class MemoryDisk:
+    """The fake broker's log directories as DescribeLogDirs tells them (the disk guard's
+    tests, shim/diskguard.py). Each directory has a size; every record appended to a
+    topic placed in it takes its key, value and headers plus RECORD_OVERHEAD bytes of
+    its usable space, and a deleted topic gives its bytes back. A consumed record keeps
+    its bytes, as on a Kafka log. The one fake broker (id 1) holds every directory; a
+    topic lives in `placement[topic]`, else the first directory.
+
+    `refused`: the text of a log.LogDirsOffError to raise (an ACL refusal, a setting the
+    client cannot honour); `silent`: the broker does not answer."""
+
+    RECORD_OVERHEAD = 70  # a record batch's header shared out, plus the record's own
+
+    def __init__(self, sizes: dict[str, int], free: dict[str, int] | None = None) -> None:
+        self.sizes = dict(sizes)
+        self.usable = {path: (free or {}).get(path, size) for path, size in sizes.items()}
+        self.placement: dict[str, str] = {}
+        self.used_by: dict[str, int] = {}
+        self.refused: str | None = None
+        self.silent = False
+        self.asked = 0  # DescribeLogDirs requests answered (or refused)
+        self.delete_later = False
+        self.pending: list[tuple[str, int]] = []
+
+    def where(self, topic: str) -> str:
+        return self.placement.get(topic) or next(iter(self.sizes))
+
+    def take(self, topic: str, n: int) -> None:
+        path = self.where(topic)
+        self.usable[path] = max(0, self.usable[path] - n)
+        self.used_by[topic] = self.used_by.get(topic, 0) + n
+
+    def give_back(self, topic: str) -> None:
+        """A deleted topic's bytes, back at once, or (`delete_later`, as a broker's
+        `log.segment.delete.delay.ms`, 60 s by default) at `delete_files()`."""
+        path = self.where(topic)
+        n = self.used_by.pop(topic, 0)
+        if self.delete_later:
+            self.pending.append((path, n))
+            return
+        self.usable[path] = min(self.sizes[path], self.usable[path] + n)
+
+    def delete_files(self) -> None:
+        for path, n in self.pending:
+            self.usable[path] = min(self.sizes[path], self.usable[path] + n)
+        self.pending.clear()
 
 
 class MemoryCluster:
@@ -228,6 +277,9 @@ class MemoryCluster:
         self.acls: dict[str, set[str]] | None = None
         # Unreachable: admin calls raise, deliveries fail, readers see nothing new.
         self.down = False
+        # The broker's disk as the disk guard sees it; None: DescribeLogDirs answers no
+        # directory (the guard then never refuses a put).
+        self.disk: MemoryDisk | None = None
 
     # -- callers hold self.lock ------------------------------------------------------
     def _partition(self, topic: str, partition: int) -> _Partition | None:
@@ -253,6 +305,9 @@ class MemoryCluster:
             else (TIMESTAMP_CREATE_TIME, create_ms)
         )
         e = _Entry(key, value, ts, False, _OPEN if txn else _COMMITTED, headers)
+        if self.disk is not None:
+            size = len(key or b"") + len(value or b"") + MemoryDisk.RECORD_OVERHEAD
+            self.disk.take(topic.name, size + sum(len(k) + len(v or b"") for k, v in headers or ()))
         offset = len(p.entries)
         p.entries.append(e)
         if txn is not None:
@@ -755,7 +810,7 @@ class MemoryLog:
                     _raise(KafkaError.INVALID_PARTITIONS, f"{name}: {spec.partitions} partitions")
             for name, spec in topics.items():
                 if name not in c.topics:  # TOPIC_ALREADY_EXISTS is ignored, as KafkaLog does
-                    c.topics[name] = _Topic(spec)
+                    c.topics[name] = _Topic(spec, name)
 
     def delete_topics(self, topics: list[str]) -> None:
         c = self.cluster
@@ -765,6 +820,8 @@ class MemoryLog:
                 t = c.topics.pop(name, None)
                 if t is None:
                     continue
+                if c.disk is not None:
+                    c.disk.give_back(name)
                 for p in t.partitions:
                     for txn in p.open_first:
                         # The transaction goes on elsewhere; this partition no longer counts.
@@ -802,6 +859,30 @@ class MemoryLog:
         them, else None: the fake cluster enforces nothing by default."""
         acls = self.cluster.acls
         return None if acls is None else {t: set(acls.get(t, ())) for t in topics}
+
+    def log_dirs(self, topics: dict[str, int], timeout_s: float) -> tuple[list[LogDir], set[int]]:
+        """The cluster's MemoryDisk as DescribeLogDirs v4 answers it (none: no directory)."""
+        c = self.cluster
+        with c.lock:
+            c._check_up()
+            disk = c.disk
+            if disk is None:
+                return [], set()
+            disk.asked += 1
+            if disk.refused is not None:
+                raise LogDirsOffError(disk.refused)
+            if disk.silent:
+                return [], {1}
+            out = []
+            for path, size in disk.sizes.items():
+                held = frozenset(
+                    (name, p)
+                    for name in topics
+                    if name in c.topics and disk.where(name) == path
+                    for p in range(len(c.topics[name].partitions))
+                )
+                out.append(LogDir(1, path, size, disk.usable[path], 0, held))
+            return out, set()
 
     def close(self) -> None:
         """Clients are closed by their owners; nothing is held here."""

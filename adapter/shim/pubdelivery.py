@@ -1,5 +1,6 @@
 """What a publication does when one subscription's queue cannot take its copy: the
-queue is gone, PUT(DISABLED), full, or its MAXMSGL too small (MQPUT's own checks, as
+queue is gone, PUT(DISABLED), full, its MAXMSGL too small, or its broker's disk nearly
+full (2056, shim/diskguard.py) (MQPUT's own checks, as
 shim/deadletter.py:DeadLetterQueue.refusal makes them, with the depth estimated as
 Putter estimates it: no round trip per copy). A persistent publication still goes to a
 managed non-durable subscription's temporary dynamic queue (as the first slice had it:
@@ -90,6 +91,8 @@ class DeliveryCheck:
                                        self.svc.clock.monotonic())  # fmt: skip
         if depth + len(copies) > qdef.max_depth:
             return C.MQRC_Q_FULL
+        if self.svc.disk.refuses(qdef.name, qdef.partitions, copies[0]["Priority"]):
+            return C.MQRC_Q_SPACE_NOT_AVAILABLE  # its broker's disk is nearly full
         return None
 
     def dead_letter(

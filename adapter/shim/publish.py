@@ -136,6 +136,15 @@ class Publisher:
                 }
             )
             self._topics_made = True
+            self.svc.disk.watch([self._pub_topic, self._retained_topic], 1)
+
+    def no_space(self, retain: bool) -> bool:
+        """Whether the publication's own record (and the retained one) would go to a
+        nearly full log directory (shim/diskguard.py)."""
+        blocked = self.svc.disk.blocked
+        return bool(blocked) and (
+            self._pub_topic in blocked or (retain and self._retained_topic in blocked)
+        )
 
     def topic_def(self, eff: Effective) -> QueueDef:
         """The topic string's attributes (`eff`) as the MQPUT rules read them."""
@@ -335,6 +344,11 @@ class TopicHandle:
         result = self.putter.put(inner, payload, put1=put1, deliver=built.extend)
         if not built:  # refused, as an asynchronous put is (PUB(DISABLED), DEFPRESP(ASYNC))
             return result
+        if self.publisher.no_space(bool(opts & C.MQPMO_RETAIN)):
+            if self.putter._async_response(opts):  # DEFPRESP(ASYNC) or MQPMO_ASYNC_RESPONSE
+                svc.pump.refuse_async(self.name, C.MQRC_Q_SPACE_NOT_AVAILABLE)
+                return PutResult({})
+            raise fail(C.MQRC_Q_SPACE_NOT_AVAILABLE)
         envs = [codec.decode(value) for _t, _k, value, _h in built]
         if opts & C.MQPMO_SUPPRESS_REPLYTO:  # the copies name no reply-to queue
             for env in envs:

@@ -226,6 +226,14 @@ class Putter:
             raise fail(C.MQRC_Q_FULL)
         if in_uow:  # one uncommitted message, however many segments (MAXUMSGS)
             svc.txn.check_room(svc.qmgr_def().max_uncommitted_msgs)
+        if self._topics[min(priority, 9)] in svc.disk.blocked:
+            # Its broker's log directory is nearly full (shim/diskguard.py): 2056, as MQ
+            # answers a put it has no disk space for; an asynchronous put learns it from
+            # MQSTAT, as for PUT(DISABLED).
+            if self._async_response(opts):
+                svc.pump.refuse_async(self.name, C.MQRC_Q_SPACE_NOT_AVAILABLE)
+                return PutResult({})
+            raise fail(C.MQRC_Q_SPACE_NOT_AVAILABLE)
 
         msg_id = req.msg_id
         if opts & C.MQPMO_NEW_MSG_ID or msg_id == C.MQMI_NONE:

@@ -20,6 +20,7 @@ from adapter.shim.catalog import Catalog, QueueDef
 from adapter.shim.clock import Clock
 from adapter.shim.corrupt import CorruptRecords, DeadLetterMover
 from adapter.shim.deadletter import DeadLetterQueue, Delivery
+from adapter.shim.diskguard import DiskGuard
 from adapter.shim.dynamic import DynamicQueues
 from adapter.shim.log import Log
 from adapter.shim.pump import Pump
@@ -55,6 +56,9 @@ class Services:
         self.txn = txn
         self.catalog = catalog
         self.run = run  # the queue manager's run state (endmqm): checked on every call
+        # The brokers' disks: puts to a topic on a nearly full log directory get 2056
+        # (refreshed by the pump's tick).
+        self.disk = DiskGuard(qmgr, log_backend, clock)
         # MsgId: 'MQK ' + 12 bytes unique to this connection + 8-byte counter (MQ's own
         # ids are likewise a fixed prefix plus a counter).
         self._id_prefix = b"MQK " + uuid.uuid4().bytes[:12]
@@ -74,7 +78,7 @@ class Services:
         # state go when it ends (MQ's logical deletion).
         self.deleted_after_uow: list[QueueDef] = []
         self.dead_letters = DeadLetterQueue(
-            qmgr, catalog.lookup, catalog.qmgr_def, self._depth, clock
+            qmgr, catalog.lookup, catalog.qmgr_def, self._depth, clock, self.disk.refuses
         )
         self.reports = Reports(qmgr, self.dead_letters, self.new_msg_id, clock)
         self._mover: DeadLetterMover | None = None  # made at the first corrupt record
