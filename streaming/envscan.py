@@ -28,6 +28,7 @@ import numpy as np
 from mqk_avro import codec
 
 from adapter.core import cmqc as C  # noqa: N812 (the project-wide alias)
+from adapter.core import recordrules
 
 ID = 24  # MsgId, CorrelId, GroupId
 _MSG_ID = 1  # version byte, then MsgId, CorrelId, GroupId, AccountingToken (32)
@@ -68,19 +69,10 @@ _ORDER = (
 if tuple(_ORDER) != codec.FIELD_NAMES:  # pragma: no cover - a schema change must revisit this
     raise ImportError("streaming.envscan: the envelope schema changed; update its field walk")
 
-# MQCHAR fields, in order, with the most bytes recordrules accepts at once (the same
-# limits: more characters than that is an impossible MQMD).
-_STRINGS = {
-    "Format": 8,
-    "ReplyToQ": 48,
-    "ReplyToQMgr": 48,
-    "UserIdentifier": 12,
-    "ApplIdentityData": 32,
-    "PutApplName": 28,
-    "ApplOriginData": 4,
-}
+# MQCHAR fields with the most bytes recordrules accepts at once (more characters than
+# that is an impossible MQMD).
+_STRINGS = recordrules.MQCHAR_LENGTHS
 _INT32 = (-(1 << 31), (1 << 31) - 1)
-_LAST_MS = 253402300799999  # recordrules._LAST_MS: 9999-12-31T23:59:59.999Z
 _TYPES = np.array([C.MQMT_REQUEST, C.MQMT_REPLY, C.MQMT_REPORT, C.MQMT_DATAGRAM])
 
 
@@ -202,7 +194,7 @@ def scan(offsets: np.ndarray, buffer: np.ndarray) -> Scan:
     ok &= fields["Offset"] >= 0
     ok &= fields["OriginalLength"] >= -1
     ok &= fields["BackoutCount"] >= 0
-    ok &= (fields["PutTimestamp"] >= 0) & (fields["PutTimestamp"] <= _LAST_MS)
+    ok &= (fields["PutTimestamp"] >= 0) & (fields["PutTimestamp"] <= recordrules.LAST_MS)
     return Scan(
         ok=ok,
         start=starts,

@@ -46,7 +46,7 @@ UNREADABLE = C.MQRC_JMS_FORMAT_ERROR
 
 # MQCHAR fields: at most this many characters (bytes on the wire; a character is at
 # least one byte, so more characters than bytes is impossible whatever the CCSID).
-_LENGTHS = {
+MQCHAR_LENGTHS = {
     "Format": 8,
     "ReplyToQ": 48,
     "ReplyToQMgr": 48,
@@ -55,7 +55,7 @@ _LENGTHS = {
     "PutApplName": 28,
     "ApplOriginData": 4,
 }
-_LAST_MS = 253402300799999  # 9999-12-31T23:59:59.999Z: MQ's PutDate has four digits
+LAST_MS = 253402300799999  # 9999-12-31T23:59:59.999Z: MQ's PutDate has four digits
 
 
 def impossible_field(env: dict[str, Any]) -> tuple[int, str] | None:
@@ -79,12 +79,12 @@ def impossible_field(env: dict[str, Any]) -> tuple[int, str] | None:
         ("Offset", env["Offset"] >= 0, C.MQRC_OFFSET_ERROR),
         ("OriginalLength", env["OriginalLength"] >= C.MQOL_UNDEFINED, C.MQRC_ORIGINAL_LENGTH_ERROR),
         ("BackoutCount", env["BackoutCount"] >= 0, C.MQRC_MD_ERROR),
-        ("PutTimestamp", 0 <= env["PutTimestamp"] <= _LAST_MS, C.MQRC_MD_ERROR),
+        ("PutTimestamp", 0 <= env["PutTimestamp"] <= LAST_MS, C.MQRC_MD_ERROR),
     )
     for name, ok, reason in checks:
         if not ok:
             return reason, f"{name}={env[name]!r}"
-    for name, most in _LENGTHS.items():
+    for name, most in MQCHAR_LENGTHS.items():
         if len(env[name]) > most:
             return C.MQRC_MD_ERROR, f"{name} is {len(env[name])} characters (at most {most})"
     return None
@@ -104,7 +104,7 @@ def _plainly_possible(env: dict[str, Any]) -> bool:
         and env["Offset"] >= 0
         and env["OriginalLength"] >= -1
         and env["BackoutCount"] >= 0
-        and 0 <= env["PutTimestamp"] <= _LAST_MS
+        and 0 <= env["PutTimestamp"] <= LAST_MS
         and len(env["ReplyToQ"]) <= 48
         and len(env["ReplyToQMgr"]) <= 48
         and len(env["Format"]) <= 8
