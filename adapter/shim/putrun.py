@@ -12,7 +12,8 @@ it (`records.build`'s single physical message: same envelope, key and headers; a
 test holds the two paths to the same records). Every other message goes through
 `Putter.put` itself. MQ's rules for the destination apply to every message as MQPUT
 applies them: put inhibition (2051), a persistent message on a temporary dynamic queue
-(2048), MAXDEPTH (2053, counted as Putter counts), MAXUMSGS (2024), and each refusal is
+(2048), MAXDEPTH (2053, counted as Putter counts), MAXUMSGS (2024), a nearly full broker
+disk (2056, shim/diskguard.py), and each refusal is
 that message's outcome, not the run's ("MQPUT", https://www.ibm.com/docs/en/SSFKSJ_9.4.0/refdev/q101920_.html;
 the receiving MCA dead-letters what its destination refuses: receiver.py).
 """
@@ -95,6 +96,11 @@ def put_run(putter: Putter, items: list[tuple[PutRequest, bytes]]) -> list[MQMIE
             except MQMIError as err:
                 out.append(err)
                 continue
+        if topics[req.priority] in svc.disk.blocked:
+            # Its broker's disk is nearly full (shim/diskguard.py): Putter.put answers
+            # 2056 (or, for an asynchronous put, tells MQSTAT) as MQPUT would.
+            out.append(_one(putter, req, data))
+            continue
         outcome = _plain_put(putter, req, data, topics, in_uow, monitored)
         if outcome is None and not in_uow:
             depth += 1

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import adapter.pymqi as pymqi
 from adapter import config
+from adapter.core.calls import PutRequest
 from adapter.shim import diskguard, naming
 from adapter.shim.diskguard import DiskGuard, Reserve, blocked_topics, is_low
 from adapter.shim.log import LogDir
@@ -185,6 +186,47 @@ def test_mqput1_async_puts_and_units_of_work_when_the_disk_is_low(world, qmgr_na
     assert q.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_SYNCPOINT)) == b"in the unit of work"
     qm.commit()
     assert _reason(lambda: q.get(None, pymqi.MD())) == C.MQRC_NO_MSG_AVAILABLE
+    q.close()
+
+
+def test_a_receiving_mcas_run_of_puts_is_refused_message_by_message(world, qmgr_name) -> None:
+    """QueueHandle.put_run (a channel's receiving end) builds plain messages' records
+    itself: each gets 2056 as its MQPUT would, and nothing reaches the low directory."""
+    world.cluster.disk = MemoryDisk({"/data": 100 * MIB}, {"/data": 30 * MIB})
+    qm, guard = _connect(world, qmgr_name, reserve_mib=40)
+    qm.define_queue("Q.RECV")
+    q = pymqi.Queue(qm, "Q.RECV", C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT)
+    guard.refresh()
+    assert guard.blocked
+    context = {
+        "UserIdentifier": "alice",
+        "AccountingToken": b"\x01" * 32,
+        "ApplIdentityData": "ident",
+        "PutApplType": C.MQAT_UNIX,
+        "PutApplName": "sender",
+        "ApplOriginData": "orig",
+        "PutDate": "20261127",
+        "PutTime": "19000000",
+    }
+    for options in (C.MQPMO_NO_SYNCPOINT, C.MQPMO_SYNCPOINT):
+        items = [
+            (
+                PutRequest(
+                    options=options | C.MQPMO_SET_ALL_CONTEXT,
+                    msg_id=b"R%023d" % i,
+                    persistence=C.MQPER_PERSISTENT,
+                    priority=4,
+                    format="MQSTR",
+                    context=context,
+                ),
+                b"x" * 100,
+            )  # fmt: skip
+            for i in range(3)
+        ]
+        outcomes = q.get_handle().put_run(items)
+        assert [e and e.reason for e in outcomes] == [C.MQRC_Q_SPACE_NOT_AVAILABLE] * 3
+    qm.commit()
+    assert qm.queue_status("Q.RECV")["current_depth"] == 0
     q.close()
 
 
