@@ -262,9 +262,12 @@ class Agent:
                 size += len(msg.data)
         return got
 
-    def step(self, wait_ms: int = 0) -> int:
+    def step(self, wait_ms: int = 0, *, visible: bool = True) -> int:
         """Move one batch (waiting up to `wait_ms` for its first message); the number of
-        messages moved (0: the transmission queue was empty)."""
+        messages moved (0: the transmission queue was empty). `visible`: return once the
+        batch is readable at the far end, as MQ's receiving MCA's commit makes it; a
+        running channel (run_channel) passes False and lets Kafka's commit markers land
+        while it gathers the next batch (measured: the wait costs a batch ~2 ms)."""
         assert self.receiver is not None and self.remote is not None
         assert self.ssync is not None and self.rsync is not None
         try:
@@ -328,6 +331,8 @@ class Agent:
         st.batches += 1
         st.msgs += len(got)
         self.set_status(S.RUNNING, later=True)
+        if visible:
+            batchio.await_committed(self.remote)
         return len(got)
 
     def _fast(self, md: dict) -> bool:
@@ -426,7 +431,7 @@ def run_channel(
             try:
                 agent.bind()
                 while not (stop.is_set() or store.channel_stop_requested(channel)):
-                    agent.step(poll_ms)
+                    agent.step(poll_ms, visible=False)
                 agent.set_status(S.STOPPED, f"AMQ9001I: Channel '{channel}' ended normally.")
                 return 0
             except SyncRecordUnavailableError as err:

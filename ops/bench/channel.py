@@ -32,6 +32,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 
 import adapter.pymqi as pymqi
 from adapter import config
+from adapter.channel import batchio
 from adapter.channel.agent import Agent, channels
 from adapter.shim.channeldef import RCVR, ChannelDef
 from adapter.testing.servers import purge_queue_manager
@@ -101,11 +102,12 @@ class ChannelRun:
         q.close()
         first = self.agent.step(0)
         start, moved = time.perf_counter(), first
-        while moved < n:
-            step = self.agent.step(1000)
+        while moved < n:  # as run_channel moves them; readable at the far end by the end
+            step = self.agent.step(1000, visible=False)
             if step == 0:
                 raise RuntimeError(f"the channel stalled after {moved} of {n} messages")
             moved += step
+        batchio.await_committed(self.b)
         # ORDERS keeps the moved messages (the agent's receiver has it open, so it cannot
         # be cleared; its depth limit is far away): every run puts and moves n afresh.
         return (n - first) / (time.perf_counter() - start)

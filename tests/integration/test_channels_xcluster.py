@@ -246,10 +246,7 @@ def test_a_message_for_a_missing_queue_reaches_the_far_dlq_with_2085(pair: XPair
     agent = pair.agent()
     assert agent.step(0) == 2
     agent.close()
-    # The receiving MCA commits without waiting for the commit to be visible to other
-    # connections (hchan2): a getter on that side meets the message within a moment,
-    # as the other tests here read it.
-    [(data, got)] = read_all(pair.b, "DLQ", wait_ms=2000)
+    [(data, got)] = read_all(pair.b, "DLQ")  # no wait: step returns with the batch readable
     header, rest = dlh.unpack(data)
     assert header.reason == C.MQRC_UNKNOWN_OBJECT_NAME == 2085 and rest == b"lost?"
     assert header.dest_q_name.rstrip() == "NO.SUCH.Q"
@@ -276,6 +273,27 @@ def test_message_properties_cross_the_clusters(pair: XPair) -> None:
     assert got.get(None, pymqi.MD(), gmo) == b"coloured"
     assert handle.properties.get("usr.colour") == "blue"
     got.close()
+
+
+def test_a_batch_is_readable_at_the_far_end_when_step_returns(pair: XPair) -> None:
+    """MQ's receiving MCA commits a batch and its messages are there for any getter:
+    step() returns with the batch readable by another connection, batch after batch
+    (a getter without MQGMO_WAIT finds each at once)."""
+    q = pymqi.Queue(pair.a, "R.ORDERS", C.MQOO_OUTPUT)
+    got = pymqi.Queue(pair.b, "ORDERS", C.MQOO_INPUT_SHARED)
+    agent = pair.agent()
+    try:
+        for i in range(12):
+            body = b"m%d" % i
+            q.put(body, pymqi.MD(Persistence=C.MQPER_PERSISTENT),
+                  pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT))  # fmt: skip
+            assert agent.step(0) == 1
+            gmo = pymqi.GMO(Options=C.MQGMO_NO_SYNCPOINT)
+            assert got.get(None, pymqi.MD(), gmo) == body, f"batch {i}"
+    finally:
+        agent.close()
+        q.close()
+        got.close()
 
 
 def test_a_segmented_group_is_got_in_logical_order_at_the_far_end(pair: XPair) -> None:
