@@ -132,11 +132,14 @@ def test_puts_get_2056_before_the_disk_fills_and_go_on_once_space_returns(
 def test_a_queue_deleted_and_defined_again_waits_for_its_files_to_go(world, qmgr_name):
     world.cluster.disk = disk = MemoryDisk({"/data": 100 * MIB}, {"/data": 40 * MIB})
     disk.delete_later = True  # the broker's log.segment.delete.delay.ms
-    qm, guard = _connect(world, qmgr_name)
+    # No reserve while the queue fills: the pump's own first check (due at once for a
+    # new queue) may run at any moment of the loop, and must not refuse a put of it.
+    qm, guard = _connect(world, qmgr_name, reserve_mib=0)
     qm.define_queue("Q")
     q = pymqi.Queue(qm, "Q", C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
     for _ in range(250):
         q.put(BODY)
+    guard.reserve = Reserve(20 * MIB, 0)
     guard.refresh()
     assert _reason(lambda: q.put(BODY)) == C.MQRC_Q_SPACE_NOT_AVAILABLE
     while True:
