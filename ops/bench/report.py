@@ -187,7 +187,10 @@ def markdown(rows: list[Row], info: RunInfo, pngs: list[Path]) -> str:
         "(no transaction spans two clusters).",
         "- (10) One publisher to 1, 10 and 100 subscriptions (1 KiB, non-persistent and "
         "persistent): copies delivered per second (got by the subscribers) vs a raw Kafka "
-        "fan-out, one topic read in full by N consumers.",
+        "fan-out, one topic read in full by N consumers. Publications use "
+        "MQPMO_ASYNC_RESPONSE, as the raw producer's produce() + final flush(); the "
+        "subscribers' gets wait for every copy (a get on the publishing connection waits "
+        "for its asynchronous puts first).",
         "- (11) One putter process and one getter process on one queue: persistent 1 KiB, "
         "sync MQPUTs, destructive MQGETs outside syncpoint; pairs/s from the first put to "
         "the last get, vs a producer process awaiting each delivery and a consumer process. "
