@@ -190,7 +190,9 @@ def markdown(rows: list[Row], info: RunInfo, pngs: list[Path]) -> str:
         "fan-out, one topic read in full by N consumers. Publications use "
         "MQPMO_ASYNC_RESPONSE, as the raw producer's produce() + final flush(); the "
         "subscribers' gets wait for every copy (a get on the publishing connection waits "
-        "for its asynchronous puts first).",
+        "for its asynchronous puts first). Both sides' subscribers are ready before the "
+        "clock starts (raw consumers assigned and fetching; each subscription's queue open "
+        "and got from once, finding nothing).",
         "- (11) One putter process and one getter process on one queue: persistent 1 KiB, "
         "sync MQPUTs, destructive MQGETs outside syncpoint; pairs/s from the first put to "
         "the last get, vs a producer process awaiting each delivery and a consumer process. "
