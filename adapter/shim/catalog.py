@@ -502,11 +502,12 @@ class Catalog:
             topics.append(naming.ack_topic(self.qmgr, qdef.name))
             self.log.delete_topics(topics)
 
-    def lookup(self, name: str, refresh: bool = False) -> QueueDef | None:
+    def lookup(self, name: str, refresh: bool = False, *, in_call: bool = False) -> QueueDef | None:
         """The queue's current definition (None: no such queue). The cached one is used
-        while the queue's definition mark is the one it came with (no round trip)."""
+        while the queue's definition mark is the one it came with (no round trip).
+        `in_call`: the mark as of the MQI call's start (QueueState.definition)."""
         st = self.store.queue(name)
-        mark = st.definition()
+        mark = st.definition(in_call=in_call)
         if mark == DELETED:
             self._uncache(name)
             return None

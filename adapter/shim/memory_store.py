@@ -898,7 +898,7 @@ class MemoryPubSubState:
             return None
         return [(v, k) for v, k in entries if v > since]
 
-    def version(self) -> str | None:
+    def version(self, *, in_call: bool = False) -> str | None:
         with self.store.server.lock:  # RedisStore: the client-tracking cache
             v = self._data().version
             return None if v is None else str(v)
@@ -948,7 +948,7 @@ class MemoryPubSubState:
             else:
                 d.retained[topic] = bytes(envelope)
 
-    def topics_version(self) -> str | None:
+    def topics_version(self, *, in_call: bool = False) -> str | None:
         with self.store.server.lock:  # RedisStore: the client-tracking cache
             v = self._data().topics_version
             return None if v is None else str(v)

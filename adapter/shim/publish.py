@@ -175,13 +175,13 @@ class Publisher:
         deliver to; `eff`: the topic's attributes: WILDCARD(BLOCK)
         nodes, USEDLQ, PMSGDLV / NPMSGDLV for a queue that refuses its copy,
         shim/pubdelivery.py; MQRC_PUBLICATION_FAILURE when that fails it)."""
-        eff = eff if eff is not None else self.topics.effective(topic)
+        eff = eff if eff is not None else self.topics.effective(topic, in_call=True)
         persistent = envs[0]["Persistence"] == C.MQPER_PERSISTENT
         by_queue: dict[str, list[Record]] = {}
         delivered: list[str] = []
         matched = 0
         durable = False
-        for sd in self.subs.matching(topic):
+        for sd in self.subs.matching(topic, in_call=True):
             if sd.key in skip or blocked(sd.topic, Wildcard(sd.wildcard), eff.blocks):
                 continue
             if sd.on_request:
@@ -209,14 +209,14 @@ class Publisher:
         selector = self.subs.selector(sd)
         if selector is not None and not selector.matches(message_lookup(envs[0])):
             return None
-        qdef = self.svc.catalog.lookup(sd.queue)
+        qdef = self.svc.catalog.lookup(sd.queue, in_call=True)
         copies = [
             copy_envelope(env, topic, sd, qdef, self.svc.new_msg_id(), retained=retained)
             for env in envs
         ]
         reason = self.check.refusal(qdef, copies)
         if reason is not None:
-            use_dlq = self.topics.effective(topic)["use_dlq"] == C.MQUSEDLQ_YES
+            use_dlq = self.topics.effective(topic, in_call=True)["use_dlq"] == C.MQUSEDLQ_YES
             moved = self.check.dead_letter(copies, reason, sd.queue) if use_dlq else None
             if moved is not None:
                 return moved
@@ -339,7 +339,7 @@ class TopicHandle:
         inner = replace(req, options=opts & ~(_PUB_ONLY | C.MQPMO_SYNCPOINT))
         # The topic's attributes now (an ALTER TOPIC applies to open handles, as an
         # ALTER QLOCAL does), MAXMSGL as the queue manager's now.
-        eff = self.publisher.topics.effective(self.topic)
+        eff = self.publisher.topics.effective(self.topic, in_call=True)
         self.putter.qdef = self.publisher.topic_def(eff)
         result = self.putter.put(inner, payload, put1=put1, deliver=built.extend)
         if not built:  # refused, as an asynchronous put is (PUB(DISABLED), DEFPRESP(ASYNC))

@@ -53,8 +53,8 @@ class RedisPubSubState:
             return None  # the log does not reach back to `since`
         return [(v, k) for v, k in entries if v > since]
 
-    def version(self) -> str | None:
-        raw = self.store.marks.get(self._version)
+    def version(self, *, in_call: bool = False) -> str | None:
+        raw = self.store.marks.get(self._version, in_call=in_call)
         return None if raw is None else raw.decode()
 
     def init_version(self) -> bool:
@@ -89,8 +89,8 @@ class RedisPubSubState:
         else:
             self.r.hset(self._retained, topic, envelope)
 
-    def topics_version(self) -> str | None:
-        raw = self.store.marks.get(self._topics_version)
+    def topics_version(self, *, in_call: bool = False) -> str | None:
+        raw = self.store.marks.get(self._topics_version, in_call=in_call)
         return None if raw is None else raw.decode()
 
     def bump_topics_version(self) -> None:

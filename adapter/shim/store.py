@@ -380,9 +380,10 @@ class PubSubState(Protocol):
         """Delete the definition and its lease, and bump the version."""
         ...
 
-    def version(self) -> str | None:
+    def version(self, *, in_call: bool = False) -> str | None:
         """Changes with every sub_put / sub_delete; None when never set (or lost). Read
-        on every publication, so it costs no round trip while unchanged."""
+        on every publication, so it costs no round trip while unchanged (`in_call`: as
+        QueueState.definition's)."""
         ...
 
     def sub_changes(self, since: int) -> list[tuple[int, str]] | None:
@@ -412,9 +413,10 @@ class PubSubState(Protocol):
     def retained_put(self, topic: str, envelope: bytes | None) -> None: ...
 
     # Topic objects' version (shim/topics.py): the publishers' cached topic tree.
-    def topics_version(self) -> str | None:
+    def topics_version(self, *, in_call: bool = False) -> str | None:
         """Changes with every bump_topics_version; None when never set (or lost). Read
-        on every publication, so it costs no round trip while unchanged."""
+        on every publication, so it costs no round trip while unchanged (`in_call`: as
+        QueueState.definition's)."""
         ...
 
     def bump_topics_version(self) -> None:

@@ -121,8 +121,8 @@ class Subscriptions:
         self.held: set[str] = set()
 
     # -- the index -------------------------------------------------------------------
-    def _current(self) -> None:
-        version = self.state.version()
+    def _current(self, in_call: bool = False) -> None:
+        version = self.state.version(in_call=in_call)
         if version is None:
             self._recover()
             version = self.state.version()
@@ -167,11 +167,13 @@ class Subscriptions:
         self._version = version
         return True
 
-    def matching(self, topic: str) -> list[SubDef]:
+    def matching(self, topic: str, *, in_call: bool = False) -> list[SubDef]:
         """The subscriptions a publication on `topic` reaches, in key order (every
-        publisher fans out in the same order)."""
+        publisher fans out in the same order). `in_call`: the subscriptions as of the
+        MQI call's start (its run-state read polled the tracking socket; redis_marks.py),
+        which is all a publication asks."""
         with self._lock:
-            self._current()
+            self._current(in_call)
             return [self._defs[k] for k in sorted(self._index.match(topic))]
 
     def selector(self, sd: SubDef) -> Selector | None:

@@ -161,8 +161,8 @@ class TopicObjects:
         return sorted(found | {BASE_TOPIC})
 
     # -- the topic tree ----------------------------------------------------------------
-    def _current(self) -> None:
-        version = self.state.topics_version()
+    def _current(self, in_call: bool = False) -> None:
+        version = self.state.topics_version(in_call=in_call)
         if version is not None and version == self._version:
             return
         if version is None:
@@ -185,11 +185,12 @@ class TopicObjects:
                 by_string.setdefault(tdef.topic_string, tdef)  # one per node: the first name
         self._by_string, self._base, self._version, self._memo = by_string, base, version, {}
 
-    def effective(self, topic: str) -> TA.Effective:
+    def effective(self, topic: str, *, in_call: bool = False) -> TA.Effective:
         """The attributes of topic string `topic` (ASPARENT resolved up the tree) and
-        the WILDCARD(BLOCK) nodes at or above it."""
+        the WILDCARD(BLOCK) nodes at or above it (`in_call`: as of the MQI call's start,
+        Subscriptions.matching)."""
         with self._lock:
-            self._current()
+            self._current(in_call)
             found = self._memo.get(topic)
             if found is not None:
                 return found
