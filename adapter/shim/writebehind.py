@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+import hiredis
 import redis
 from redis.exceptions import NoScriptError
 
@@ -62,7 +63,11 @@ class WriteBehind:
             self._settle(conn, self._depth)
             self._pending.append((script, keys, args, on_reply))
             try:
-                conn.send_command("EVALSHA", script.sha, len(keys), *keys, *args)
+                # hiredis packs directly (~1.5 us; redis-py's wrapper around it ~4.6 us):
+                # keys and args are str, bytes and int, which it takes as they are.
+                conn.send_packed_command(
+                    [hiredis.pack_command(("EVALSHA", script.sha, len(keys), *keys, *args))]
+                )
             except (redis.ConnectionError, redis.TimeoutError, OSError):
                 self._resend_all()
             self.sent += 1
