@@ -267,7 +267,8 @@ class Agent:
         messages moved (0: the transmission queue was empty). `visible`: return once the
         batch is readable at the far end, as MQ's receiving MCA's commit makes it; a
         running channel (run_channel) passes False and lets Kafka's commit markers land
-        while it gathers the next batch (measured: the wait costs a batch ~2 ms)."""
+        while it gathers the next batch (the wait is one ListOffsets round trip or more: a
+        median 1.4 ms here)."""
         assert self.receiver is not None and self.remote is not None
         assert self.ssync is not None and self.rsync is not None
         try:
