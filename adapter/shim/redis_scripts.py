@@ -119,7 +119,7 @@ _KEY_POSITIONS = {
         (
             "GET", "SET", "INCR", "INCRBY", "DECR", "DECRBY",
             "HGET", "HSET", "HDEL", "HINCRBY", "HGETALL", "HKEYS", "HVALS", "HMGET",
-            "ZADD", "ZSCORE", "ZREMRANGEBYSCORE", "RPUSH", "LTRIM",
+            "ZADD", "ZSCORE", "ZMSCORE", "ZREMRANGEBYSCORE", "RPUSH", "LTRIM",
         ),
         "first",
     ),

@@ -46,7 +46,7 @@ pytestmark = [
 LANES = [(0, 0), (4, 1)]
 OFFSETS = range(5)
 UNIVERSE = [(p, q, o) for p, q in LANES for o in OFFSETS]
-OWNERS = ["a", "b", "c"]
+OWNERS = ["a", "b", "c", "~d"]  # "~d": a get lease's owner (getlease.py)
 LEASES = [1, 500, 2_000, 10_000]
 KINDS = ["input", "output", "browse", "input,browse", "input,output", "other"]
 
@@ -91,10 +91,15 @@ class Pair:
             self.clock.advance(args[0])
             return
         got_r = _outcome(self.redis[conn].queue(self.queue), name, args)
+        # A write-behind marker has run before the other connection's next call, as the
+        # memory twin's has (Redis could otherwise serve that call first).
+        self.redis[conn].behind.settle()
         got_m = _outcome(self.memory[conn].queue(self.queue), name, args)
         assert got_m == got_r, f"{op}: redis {got_r} memory {got_m}"
 
     def final_state(self) -> None:
+        for store in self.redis:  # the write-behind markers run before the keys are read
+            store.behind.settle()
         q_r = self.redis[0].queue(self.queue)
         q_m = self.memory[0].queue(self.queue)
         assert q_m.snapshot() == dump_redis(q_r)
@@ -196,6 +201,8 @@ ops = weighted(
     ),
     (_op("consume_many", cands, owners, stats_flags), 3),
     (_op("lock_many", cands, owners, leases, stats_flags), 4),
+    # A get lease's marker (write-behind on Redis): consumed, or handed to a unit of work.
+    (_op("settle_leased", cands, owners, stats_flags, st.sampled_from(["", "b"]), leases), 4),
     (_op("peek", cands, owners), 2),
     (_op("release", cands, owners, backout=st.booleans()), 4),
     (_op("verify", cands, owners, leases), 3),
