@@ -115,10 +115,18 @@ def pad_mqchar(value: str, width: int) -> bytes:
     return mqchar(value, width)
 
 
-@functools.lru_cache(maxsize=4096)
+_HUNDREDTHS = tuple(b"%02d" % n for n in range(100))
+
+
+@functools.lru_cache(maxsize=1024)
+def _date_and_second(second: int) -> tuple[bytes, bytes]:
+    stamp = dt.datetime.fromtimestamp(second, dt.UTC)
+    return stamp.strftime("%Y%m%d").encode(), stamp.strftime("%H%M%S").encode()
+
+
 def put_date_time(put_ms: int) -> tuple[bytes, bytes]:
-    """MQMD PutDate (YYYYMMDD) and PutTime (HHMMSSTH, UTC) of a put timestamp."""
-    stamp = dt.datetime.fromtimestamp(put_ms / 1000, dt.UTC)
-    return stamp.strftime("%Y%m%d").encode(), (
-        stamp.strftime("%H%M%S") + f"{stamp.microsecond // 10000:02d}"
-    ).encode()
+    """MQMD PutDate (YYYYMMDD) and PutTime (HHMMSSTH, UTC) of a put timestamp. The date
+    and the time to the second are cached per second (every put and get asks, a few
+    thousand times a second; formatting them costs about 4 us), the hundredths added."""
+    date, second = _date_and_second(put_ms // 1000)
+    return date, second + _HUNDREDTHS[put_ms % 1000 // 10]
