@@ -101,6 +101,9 @@ class Pump:
         self._depth_flushing = threading.Lock()
         self._acks_flushing = threading.Lock()
         self._in_flight = 0
+        # Async puts made since the last barrier began: acknowledged or not, this
+        # connection's next get makes them visible first (read-your-writes).
+        self._unbarriered = False
         # Held by whoever serves the producer's delivery reports. librdkafka's flush()
         # polls in 10 ms slices: a report another thread's poll() takes from under it
         # leaves it asleep for the rest of its slice (a sync MQPUT or a barrier then
@@ -156,6 +159,7 @@ class Pump:
             cb = _AsyncPut(self, queue, len(records))
         with self._lock:
             self._in_flight += len(records)
+        self._unbarriered = True
         producer = self.producer
         for topic, key, value, headers in records:
             try:  # the hot path: no helper call per record, no headers argument unless some
@@ -165,6 +169,17 @@ class Pump:
                     producer.produce(topic, value, key, on_delivery=cb)
             except BufferError:
                 produce(producer, topic, key, value, cb, headers)
+        # The delivery reports of earlier puts, served here while nobody else serves
+        # them: left to the pump thread, each report's callback needs the interpreter
+        # lock while this thread goes on with the next MQPUT, and takes it at this
+        # thread's next system call, one hand-over (two thread switches) per message.
+        # Measured with 30,000 async 1 KiB MQPUTs: 44-50 us a call with the pump
+        # serving every report, 34-41 us served here.
+        if self._serving.acquire(blocking=False):
+            try:
+                producer.poll(0)
+            finally:
+                self._serving.release()
 
     def send_sync(self, queue: str, records: list[Record]) -> None:
         """An MQPUT with synchronous response: returns once the broker acknowledged
@@ -254,9 +269,10 @@ class Pump:
 
     @property
     def puts_in_flight(self) -> bool:
-        """Async puts not yet acknowledged: a get on this connection waits for them
-        (read-your-writes); acks and reports need not."""
-        return self._in_flight > 0
+        """Async puts not yet acknowledged, or made since the last barrier began: a get
+        on this connection waits for them and reads them (read-your-writes); acks and
+        reports need not."""
+        return self._in_flight > 0 or self._unbarriered
 
     # -- depth and statistics ---------------------------------------------------------
     def count_put(self, queue: str, n: int = 1, *, enqueued: bool = True) -> None:
@@ -340,6 +356,7 @@ class Pump:
     def barrier(self) -> None:
         """Read-your-writes: every put of this connection is on Kafka and counted, and
         every consumption is in the ack logs."""
+        self._unbarriered = False  # first: a put made meanwhile asks for the next barrier
         self.flush_acks()
         if not self.wait_delivered(config.BROKEN_AFTER_S):
             raise fail(C.MQRC_CONNECTION_BROKEN)
