@@ -233,6 +233,24 @@ def _one(r: Row, rows, shape, enc, dec, lua, ping) -> str:
             f"thread's Python slice.{base} Wall: GIL hand-offs and one extra round trip; "
             "this pair is also the most sensitive to other load on 2 cores."
         )
+    if r.section == "6 spark" and r.unit == "ms":
+        res = r.extra.get("result", {})
+        batch = res.get("latency_phase_batch_ms_avg") or {}
+        sink = res.get("latency_phase_sink_ms_avg") or {}
+        collect = next((v for k, v in sink.items() if k.startswith("collect")), None)
+        return (
+            f"p99 {r.value:,.0f} ms (p50 {res.get('latency_ms_p50', float('nan')):,.0f} ms) "
+            f"at {res.get('latency_offered_segments_per_s', float('nan')):,.0f} segments/s "
+            f"offered, against {r.raw or float('nan'):,.0f} ms for the single process. A "
+            "segment that arrives while a micro-batch runs waits for that batch to end, then "
+            "for its own: up to two batch durations. The latency phase's micro-batches took "
+            f"{batch.get('triggerExecution', float('nan')):,.0f} ms on average (query "
+            f"planning {batch.get('queryPlanning', float('nan')):,.0f} ms, the stateful "
+            f"stage's collect {collect if collect is not None else float('nan'):,.0f} ms) "
+            f"with a {res.get('trigger_ms', float('nan')):,.0f} ms trigger. Wall: Spark's "
+            "fixed cost per micro-batch (planning, the stateful stage's Python workers, the "
+            "state store's commit), paid however few segments a batch holds."
+        )
     if r.section == "6 spark":
         res = r.extra.get("result", {})
         floor = res.get("spark_framework_floor_segments_per_s")
