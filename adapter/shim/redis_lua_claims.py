@@ -18,6 +18,10 @@ end
 """
 
 _STATUS = """
+local function cand(c)  -- 'lane:offset' -> lane, offset
+  local sep = string.find(c, ':', 1, true)
+  return string.sub(c, 1, sep - 1), tonumber(string.sub(c, sep + 1))
+end
 local function lock_status(l, owner, now)
   if not l then return 0 end
   local bar = string.find(l, '|', 1, true)
@@ -32,9 +36,7 @@ local function lock_status(l, owner, now)
   return 4
 end
 local function status(c, owner, now)
-  local sep = string.find(c, ':', 1, true)
-  local ln = string.sub(c, 1, sep - 1)
-  local off = tonumber(string.sub(c, sep + 1))
+  local ln, off = cand(c)
   local low = tonumber(redis.call('HGET', K.low, ln) or '0')
   if off < low or redis.call('ZSCORE', done(ln), off) then return 1, ln, off end
   return lock_status(redis.call('HGET', K.lock, c), owner, now), ln, off
@@ -62,9 +64,8 @@ local function statuses(first, owner, now)
   local cands, lns, offs, lanes = {}, {}, {}, {}
   for i = first, #ARGV do
     local k, c = i - first + 1, ARGV[i]
-    local sep = string.find(c, ':', 1, true)
-    local ln = string.sub(c, 1, sep - 1)
-    cands[k], lns[k], offs[k] = c, ln, tonumber(string.sub(c, sep + 1))
+    local ln, off = cand(c)
+    cands[k], lns[k], offs[k] = c, ln, off
     local lane = lanes[ln]
     if not lane then lane = {}; lanes[ln] = lane end
     lane[#lane + 1] = k
@@ -209,8 +210,7 @@ for i = 6, #ARGV do
   local s = lock_status(redis.call('HGET', K.lock, ARGV[i]), owner, now)
   local ln, off
   if s == 3 then
-    local sep = string.find(ARGV[i], ':', 1, true)
-    ln, off = string.sub(ARGV[i], 1, sep - 1), tonumber(string.sub(ARGV[i], sep + 1))
+    ln, off = cand(ARGV[i])
   else
     s, ln, off = status(ARGV[i], owner, now)
   end
