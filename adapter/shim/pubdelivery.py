@@ -54,24 +54,29 @@ class DeliveryCheck:
 
     def __init__(self, svc: Services) -> None:
         self.svc = svc
-        self._depths: dict[str, tuple[int, float]] = {}
+        self._depths: dict[str, tuple[int, float, int]] = {}  # value, when, depth_mark
+
+    def _read(self, queue: str) -> tuple[int, int]:
+        mark = self.svc.pump.depth_mark(queue)  # first: a flush after it counts twice
+        value = self.svc.store.queue(queue).depth()
+        self._depths[queue] = (value, self.svc.clock.monotonic(), mark)
+        return value, mark
 
     def _depth(self, queue: str, max_depth: int) -> int:
         """The queue's depth as last read, read again when older than its freshness:
         _DEPTH_FRESH_S (Putter's) near MAXDEPTH, longer the more room the queue has,
-        up to _DEPTH_STALE_MAX_S. A publication to N subscriptions paid up to N Redis
+        up to _DEPTH_STALE_MAX_S, plus what this connection counted since (its own
+        copies never hide). A publication to N subscriptions paid up to N Redis
         round trips every 0.1 s; with room for R more messages, the read it skips could
         only hide an overshoot if other connections put more than about
         R / freshness (at least 10 * DEPTH_MARGIN / _DEPTH_FRESH_S, 25,600) messages a
         second on that one queue, and the check near the limit counts exactly."""
-        value, at = self._depths.get(queue, (0, -1e9))
-        now = self.svc.clock.monotonic()
+        value, at, mark = self._depths.get(queue, (0, -1e9, 0))
         room = max_depth - value
         fresh = _DEPTH_FRESH_S * max(1.0, room / (10 * config.DEPTH_MARGIN))
-        if now - at > min(fresh, _DEPTH_STALE_MAX_S):
-            value = self.svc.store.queue(queue).depth()
-            self._depths[queue] = (value, now)
-        return value + self.svc.pump.pending_depth(queue)
+        if self.svc.clock.monotonic() - at > min(fresh, _DEPTH_STALE_MAX_S):
+            value, mark = self._read(queue)
+        return value + self.svc.pump.counted_since(queue, mark)
 
     def refusal(self, qdef: QueueDef | None, copies: list[dict[str, Any]]) -> int | None:
         """Why `qdef` cannot take the copies now (MQPUT's reason codes), or None."""
@@ -86,9 +91,8 @@ class DeliveryCheck:
             # Near the limit: count exactly, this connection's own gets and puts
             # settled first (as Putter does: a message it just got makes room).
             self.svc.pump.barrier()
-            depth = self.svc.store.queue(qdef.name).depth() + self.svc.pump.pending_depth(qdef.name)
-            self._depths[qdef.name] = (depth - self.svc.pump.pending_depth(qdef.name),
-                                       self.svc.clock.monotonic())  # fmt: skip
+            value, mark = self._read(qdef.name)
+            depth = value + self.svc.pump.counted_since(qdef.name, mark)
         if depth + len(copies) > qdef.max_depth:
             return C.MQRC_Q_FULL
         if self.svc.disk.refuses(qdef.name, qdef.partitions, copies[0]["Priority"]):

@@ -86,6 +86,10 @@ class Pump:
         self._on_tick = on_tick
         self._lock = threading.Lock()
         self._depth: dict[str, int] = defaultdict(int)
+        # Every depth change this connection counted, cumulative (never reset): a depth
+        # read from the state and kept a while is brought up to date with what this
+        # connection counted since, flushed meanwhile or not (depth_mark, counted_since).
+        self._counted: dict[str, int] = defaultdict(int)
         # Queue statistics folded into the depth flush (no round trip of their own):
         # MSGSIN beyond the depth counted (+ a syncpoint put at put time, - its count
         # at commit and give-backs, which are not new messages), and the last put time
@@ -209,6 +213,7 @@ class Pump:
             self._in_flight -= 1
             if err is None:
                 self._depth[queue] += 1
+                self._counted[queue] += 1
 
     def _settled_put(self, queue: str, err) -> None:
         self._settled(queue, err)
@@ -281,6 +286,7 @@ class Pump:
         work's commit and a read-ahead give-back are not: counted at put, or never)."""
         with self._lock:
             self._depth[queue] += n
+            self._counted[queue] += n
             if not enqueued:
                 self._enq_adjust[queue] -= n
 
@@ -305,6 +311,19 @@ class Pump:
     def pending_depth(self, queue: str) -> int:
         """Counted here, not yet in the state, plus puts still in flight."""
         return self._depth.get(queue, 0) + len(self.producer)
+
+    def depth_mark(self, queue: str) -> int:
+        """What this connection counted on `queue` and wrote to the state, taken just
+        before the state's depth is read: that read plus counted_since(queue, mark) is
+        then never short of this connection's own puts, however long it is kept (a
+        flush running now is waited for: its counts are in neither place meanwhile)."""
+        with self._depth_flushing, self._lock:
+            return self._counted.get(queue, 0) - self._depth.get(queue, 0)
+
+    def counted_since(self, queue: str, mark: int) -> int:
+        """This connection's depth changes on `queue` since `mark` (depth_mark), flushed
+        or not, plus puts still in flight."""
+        return self._counted.get(queue, 0) - mark + len(self.producer)
 
     def flush_depth(self) -> None:
         with self._depth_flushing:

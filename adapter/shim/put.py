@@ -73,24 +73,32 @@ class Putter:
         self.cursor = PutCursor()
         # Topic names escape MQ names character by character: once per handle, not per put.
         self._topics = [naming.data_topic(svc.qmgr, qdef.name, p) for p in naming.PRIORITIES]
-        self._depth_cache = (0, -1e9)
+        self._depth_cache = (0, -1e9, 0)  # the state's depth, when read, depth_mark
         self._monotonic = svc.clock.monotonic
-        self._pending = svc.pump.pending_depth
+        self._since = svc.pump.counted_since
 
-    def _depth_estimate(self, n: int) -> int:
-        value, at = self._depth_cache
+    def depth_estimate(self, n: int) -> int:
+        """The queue's depth for a put of `n` messages: the state's, read again after
+        0.1 s, plus what this connection counted since that read (flushed to the state
+        meanwhile or not) and its puts in flight, so its own burst of puts cannot
+        overshoot MAXDEPTH; other connections' puts show within 0.1 s. Exact (every put
+        of this connection on Kafka and counted) within DEPTH_MARGIN of MAXDEPTH."""
+        value, at, mark = self._depth_cache
         now = self._monotonic()
         if now - at > 0.1:
-            value = self.state.depth()
-            self._depth_cache = (value, now)
-        # Counted but not yet in the state, plus puts still in flight, so a burst of
-        # async puts cannot overshoot MAXDEPTH.
-        estimate = value + self._pending(self.name)
+            value, mark = self._read_depth(now)
+        estimate = value + self._since(self.name, mark)
         if estimate + n > self.qdef.max_depth - config.DEPTH_MARGIN:
             self.svc.pump.barrier()  # near the limit: count exactly
-            estimate = self.state.depth()
-            self._depth_cache = (estimate, self.svc.clock.monotonic())
+            value, mark = self._read_depth(self._monotonic())
+            estimate = value + self._since(self.name, mark)
         return estimate
+
+    def _read_depth(self, now: float) -> tuple[int, int]:
+        mark = self.svc.pump.depth_mark(self.name)  # first: a flush after it counts twice
+        value = self.state.depth()
+        self._depth_cache = (value, now, mark)
+        return value, mark
 
     def put(
         self,
@@ -222,7 +230,7 @@ class Putter:
                 msg_length_error(length, self.qdef.max_msg_length, qmgr_max)
                 or C.MQRC_MSG_TOO_BIG_FOR_Q  # segments under the 16-byte minimum
             )
-        if self._depth_estimate(len(pieces)) + len(pieces) > self.qdef.max_depth:
+        if self.depth_estimate(len(pieces)) + len(pieces) > self.qdef.max_depth:
             raise fail(C.MQRC_Q_FULL)
         if in_uow:  # one uncommitted message, however many segments (MAXUMSGS)
             svc.txn.check_room(svc.qmgr_def().max_uncommitted_msgs)

@@ -70,11 +70,11 @@ def put_run(putter: Putter, items: list[tuple[PutRequest, bytes]]) -> list[MQMIE
     qmgr_def = svc.qmgr_def()
     max_length = min(qdef.max_msg_length, qmgr_def.max_msg_length)
     monitored = svc.monitored(qdef)
-    # MAXDEPTH as Putter.put estimates it (the state's depth, what this connection
-    # counted and has not flushed, puts in flight; uncommitted puts count at commit),
-    # asked once for the run plus the run's own puts outside the unit of work, and
-    # exactly (every put on Kafka and counted) near the limit.
-    depth = putter.state.depth() + svc.pump.pending_depth(putter.name)
+    # MAXDEPTH as Putter.put estimates it (depth_estimate: the state's depth read
+    # within 0.1 s, what this connection counted since, puts in flight; uncommitted
+    # puts count at commit), once for the run plus the run's own puts outside the unit
+    # of work, and exactly (every put on Kafka and counted) near the limit.
+    depth = putter.depth_estimate(len(items))
     topics = [naming.data_topic(svc.qmgr, putter.name, p) for p in naming.PRIORITIES]
     out: list[MQMIError | None] = []
     for req, data in items:
@@ -85,8 +85,7 @@ def put_run(putter: Putter, items: list[tuple[PutRequest, bytes]]) -> list[MQMIE
             out.append(fail(C.MQRC_PERSISTENT_NOT_ALLOWED))
             continue
         if depth + 1 > qdef.max_depth - config.DEPTH_MARGIN:
-            svc.pump.barrier()
-            depth = putter.state.depth()
+            depth = putter.depth_estimate(1)  # exact near the limit
         if depth + 1 > qdef.max_depth:
             out.append(fail(C.MQRC_Q_FULL))
             continue

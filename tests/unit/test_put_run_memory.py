@@ -271,6 +271,23 @@ def test_maxdepth_counts_the_runs_own_puts(monkeypatch) -> None:
     assert [_outcome(e) for e in q.get_handle().put_run(items)] == [None] * 3 + [full] * 2
 
 
+def test_runs_after_runs_stop_at_maxdepth() -> None:
+    """Runs of a receiving channel's size, each one's depth flushed into the state
+    before the next (the manual clock never moves: the run's depth estimate is read
+    once): the runs still stop at MAXDEPTH, counting what they put since that read."""
+    max_depth = 3 * config.DEPTH_MARGIN
+    world, qm, q = _world_queue({"max_depth": max_depth})
+    outcomes = []
+    for _ in range(max_depth // 50 + 2):
+        items = [_request(next(_IDS), options=NO_SP) for _ in range(50)]
+        outcomes += [_outcome(e) for e in q.get_handle().put_run(items)]
+        qm.get_handle().pump.barrier()  # counted and flushed into the state
+    full = (C.MQCC_FAILED, C.MQRC_Q_FULL)
+    assert outcomes.count(None) == max_depth
+    assert outcomes[max_depth:] == [full] * (len(outcomes) - max_depth)
+    assert qm.queue_status("Q.RUN")["current_depth"] == max_depth
+
+
 def _fields(req: PutRequest) -> dict:
     return {name: getattr(req, name) for name in req.__slots__}
 
