@@ -84,6 +84,16 @@ def transactional_id(qmgr: str, channel: str, end: str) -> str:
     return f"mqk.channel.{qmgr}.{channel}.{end}"
 
 
+def _has_connection(qm: pymqi.QueueManager) -> bool:
+    """Whether `qm` holds a connection, without pymqi's is_connected round trip (a Redis
+    PING: one per batch when the status is written)."""
+    try:
+        qm.get_handle()
+    except pymqi.MQMIError:
+        return False
+    return True
+
+
 def channels(qm: pymqi.QueueManager) -> ChannelCatalog:
     return ChannelCatalog(qm.get_handle().catalog)
 
@@ -112,7 +122,7 @@ class Agent:
         the figures of each batch)."""
         self.status.status, self.status.message = state, message
         S.write(self.store, self.status, later)
-        if self.remote is not None and self.remote.is_connected:
+        if self.remote is not None and _has_connection(self.remote):
             mirror = replace(self.status, xmit_q="", indoubt_msgids=[])
             store = self.remote.get_handle().store
             store.set_channel_status(self.cdef.name, mirror.to_json(), later)
