@@ -203,6 +203,28 @@ def test_max_msg_length_and_max_depth(qmgr) -> None:
     assert qmgr.queue_status("Q.LIMITS")["current_depth"] == 3
 
 
+def test_a_burst_of_async_puts_stops_exactly_at_max_depth(qmgr) -> None:
+    """One connection's asynchronous puts, far faster than one depth read per 0.1 s
+    (the putter's estimate), with the pump flushing their count into the state as they
+    go: exactly MAXDEPTH are accepted, the rest get 2053. Before the putter counted its
+    own flushed puts (Pump.depth_mark), this test left 22,131 and 20,894 there."""
+    max_depth, extra = 20_000, 5_000
+    qmgr.define_queue("Q.BURST", max_depth=max_depth)
+    q = pymqi.Queue(qmgr, "Q.BURST", C.MQOO_OUTPUT)
+    pmo = pymqi.PMO(Options=C.MQPMO_ASYNC_RESPONSE)
+    refused = 0
+    for i in range(max_depth + extra):
+        try:
+            q.put(b"b%d" % i, pymqi.MD(), pmo)
+        except pymqi.MQMIError as err:
+            assert (err.comp, err.reason) == (C.MQCC_FAILED, C.MQRC_Q_FULL)
+            refused += 1
+    sts = qmgr.stat(C.MQSTAT_TYPE_ASYNC_ERROR)  # waits for every put in flight
+    assert (sts.PutSuccessCount, sts.PutFailureCount) == (max_depth, 0)
+    assert refused == extra
+    assert qmgr.queue_status("Q.BURST")["current_depth"] == max_depth
+
+
 def test_put1_needs_no_open_handle_and_unknown_queue_is_2085(qmgr) -> None:
     qmgr.define_queue("Q.PUT1")
     md = pymqi.MD()
