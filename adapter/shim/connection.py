@@ -451,7 +451,7 @@ class Connection:
         opens = st.open_counts()
         return {
             "queue": name,
-            "current_depth": st.depth(),
+            "current_depth": st.depth() + self.txn.depth_change(name),  # MQ counts its UOW
             "open_input_count": opens["input"],  # IPPROCS: browse-only handles do not count
             "open_output_count": opens["output"],
             "attributes": json.loads(qdef.to_json()),

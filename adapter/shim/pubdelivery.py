@@ -66,17 +66,18 @@ class DeliveryCheck:
         """The queue's depth as last read, read again when older than its freshness:
         _DEPTH_FRESH_S (Putter's) near MAXDEPTH, longer the more room the queue has,
         up to _DEPTH_STALE_MAX_S, plus what this connection counted since (its own
-        copies never hide). A publication to N subscriptions paid up to N Redis
-        round trips every 0.1 s; with room for R more messages, the read it skips could
-        only hide an overshoot if other connections put more than about
-        R / freshness (at least 10 * DEPTH_MARGIN / _DEPTH_FRESH_S, 25,600) messages a
-        second on that one queue, and the check near the limit counts exactly."""
+        copies never hide) and its unit of work's puts less its gets (as Putter). A
+        publication to N subscriptions paid up to N Redis round trips every 0.1 s;
+        with room for R more messages, the read it skips could only hide an overshoot
+        if other connections put more than about R / freshness (at least
+        10 * DEPTH_MARGIN / _DEPTH_FRESH_S, 25,600) messages a second on that one
+        queue, and the check near the limit counts exactly."""
         value, at, mark = self._depths.get(queue, (0, -1e9, 0))
         room = max_depth - value
         fresh = _DEPTH_FRESH_S * max(1.0, room / (10 * config.DEPTH_MARGIN))
         if self.svc.clock.monotonic() - at > min(fresh, _DEPTH_STALE_MAX_S):
             value, mark = self._read(queue)
-        return value + self.svc.pump.counted_since(queue, mark)
+        return value + self.svc.pump.counted_since(queue, mark) + self.svc.txn.depth_change(queue)
 
     def refusal(self, qdef: QueueDef | None, copies: list[dict[str, Any]]) -> int | None:
         """Why `qdef` cannot take the copies now (MQPUT's reason codes), or None."""
@@ -93,6 +94,7 @@ class DeliveryCheck:
             self.svc.pump.barrier()
             value, mark = self._read(qdef.name)
             depth = value + self.svc.pump.counted_since(qdef.name, mark)
+            depth += self.svc.txn.depth_change(qdef.name)  # as MQ counts a unit of work
         if depth + len(copies) > qdef.max_depth:
             return C.MQRC_Q_FULL
         if self.svc.disk.refuses(qdef.name, qdef.partitions, copies[0]["Priority"]):

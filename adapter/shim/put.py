@@ -82,16 +82,20 @@ class Putter:
         0.1 s, plus what this connection counted since that read (flushed to the state
         meanwhile or not) and its puts in flight, so its own burst of puts cannot
         overshoot MAXDEPTH; other connections' puts show within 0.1 s. Exact (every put
-        of this connection on Kafka and counted) within DEPTH_MARGIN of MAXDEPTH."""
+        of this connection on Kafka and counted) within DEPTH_MARGIN of MAXDEPTH. As MQ
+        counts it, the connection's unit of work is in it (its puts, less its gets:
+        UnitsOfWork.depth_change), so a unit of work cannot put past MAXDEPTH either;
+        other connections' units of work count from their commit."""
         value, at, mark = self._depth_cache
         now = self._monotonic()
         if now - at > 0.1:
             value, mark = self._read_depth(now)
-        estimate = value + self._since(self.name, mark)
+        change = self.svc.txn.depth_change(self.name)
+        estimate = value + self._since(self.name, mark) + change
         if estimate + n > self.qdef.max_depth - config.DEPTH_MARGIN:
             self.svc.pump.barrier()  # near the limit: count exactly
             value, mark = self._read_depth(self._monotonic())
-            estimate = value + self._since(self.name, mark)
+            estimate = value + self._since(self.name, mark) + change
         return estimate
 
     def _read_depth(self, now: float) -> tuple[int, int]:

@@ -71,9 +71,9 @@ def put_run(putter: Putter, items: list[tuple[PutRequest, bytes]]) -> list[MQMIE
     max_length = min(qdef.max_msg_length, qmgr_def.max_msg_length)
     monitored = svc.monitored(qdef)
     # MAXDEPTH as Putter.put estimates it (depth_estimate: the state's depth read
-    # within 0.1 s, what this connection counted since, puts in flight; uncommitted
-    # puts count at commit), once for the run plus the run's own puts outside the unit
-    # of work, and exactly (every put on Kafka and counted) near the limit.
+    # within 0.1 s, what this connection counted since, puts in flight, its unit of
+    # work's puts less its gets), once for the run plus the run's own puts, and exactly
+    # (every put on Kafka and counted) near the limit.
     depth = putter.depth_estimate(len(items))
     topics = [naming.data_topic(svc.qmgr, putter.name, p) for p in naming.PRIORITIES]
     out: list[MQMIError | None] = []
@@ -101,7 +101,7 @@ def put_run(putter: Putter, items: list[tuple[PutRequest, bytes]]) -> list[MQMIE
             out.append(_one(putter, req, data))
             continue
         outcome = _plain_put(putter, req, data, topics, in_uow, monitored)
-        if outcome is None and not in_uow:
+        if outcome is None:
             depth += 1
         out.append(outcome)
     return out

@@ -85,8 +85,13 @@ class Services:
 
     def _depth(self, queue: str) -> int:
         """A queue's depth with what this connection has not yet counted (a full-queue
-        check for the messages the queue manager itself moves)."""
-        return self.store.queue(queue).depth() + self.pump.pending_depth(queue)
+        check for the messages the queue manager itself moves), its unit of work's puts
+        and gets included as MQ counts them."""
+        return (
+            self.store.queue(queue).depth()
+            + self.pump.pending_depth(queue)
+            + self.txn.depth_change(queue)
+        )
 
     def send(self, delivery: Delivery | None, in_uow: bool, *, counted: bool = True) -> bool:
         """Records the queue manager generated or moved: into the unit of work (a COA or

@@ -79,6 +79,7 @@ class UnitOfWork:
     # backed out) when the unit of work ends or the reader selects differently.
     prefetched: dict[int, deque[HeldGet]] = field(default_factory=dict)
     puts: dict[str, int] = field(default_factory=dict)  # queue -> physical messages
+    got: dict[str, int] = field(default_factory=dict)  # queue -> messages in `gets`
     # Messages put and got by the application (MAXUMSGS): one per MQPUT / MQGET call,
     # however many segments it made or took.
     uncommitted: int = 0
@@ -225,6 +226,19 @@ class UnitsOfWork:
             uow.doomed = True
             log.warning("unit of work %s will back out: %s", uow.owner, why)
 
+    def depth_change(self, queue: str) -> int:
+        """What the current unit of work changes in `queue`'s depth as MQ counts it, and
+        the state does not yet: CurrentQDepth "is incremented during an MQPUT call ... and
+        decremented during a nonbrowse MQGET call", so it "includes messages that have
+        been put on the queue within a unit of work, but which have not yet been
+        committed" and "excludes messages that have been retrieved within a unit of
+        work" (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.0.0/com.ibm.mq.ref.dev.doc/q106410_.htm),
+        while the state counts both at commit. Its puts less its gets."""
+        uow = self.current
+        if uow is None:
+            return 0
+        return uow.puts.get(queue, 0) - uow.got.get(queue, 0)
+
     def touches(self, queue: str) -> bool:
         """Whether the current unit of work has puts to or gets from `queue` (MQCLOSE's
         MQRC_Q_NOT_EMPTY, and a temporary queue's deletion waits for the outcome)."""
@@ -235,7 +249,9 @@ class UnitsOfWork:
 
     def hold(self, queue: str, item: Item, env: dict[str, Any], returner: Returner) -> None:
         """A syncpoint get: its consumption commits with the unit of work."""
-        self.begin().gets.append(HeldGet(queue, item, env, returner))
+        uow = self.begin()
+        uow.gets.append(HeldGet(queue, item, env, returner))
+        uow.got[queue] = uow.got.get(queue, 0) + 1
 
     def prefetch(self, queue: str, item: Item, env: dict[str, Any], returner: Returner) -> None:
         uow = self.begin()
@@ -254,6 +270,7 @@ class UnitsOfWork:
             return None
         held = run.popleft()
         uow.gets.append(held)
+        uow.got[held.queue] = uow.got.get(held.queue, 0) + 1
         return held
 
     def discard_prefetched(self, held: HeldGet) -> None:
@@ -262,6 +279,7 @@ class UnitsOfWork:
         uow = self.current
         if uow is not None and held in uow.gets:
             uow.gets.remove(held)
+            uow.got[held.queue] -= 1
 
     def give_back_prefetched(self, returner: Returner) -> None:
         """`returner` is about to select differently: its locked-ahead messages go back

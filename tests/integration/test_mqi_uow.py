@@ -64,7 +64,9 @@ def test_syncpoint_get_hides_message_until_commit_backout_restores_it_in_place(
     try:
         theirs = pymqi.Queue(other, "Q.UOWGET", ALL)
         assert get(q) == b"first"
-        assert qmgr.queue_status("Q.UOWGET")["current_depth"] == 2  # still counted
+        # CurrentQDepth "excludes messages that have been retrieved within a unit of
+        # work" (IBM's CurrentQDepth page), as its own connection sees it
+        assert qmgr.queue_status("Q.UOWGET")["current_depth"] == 1
         browsed = theirs.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_BROWSE_FIRST))
         assert browsed == b"second"  # the message in our unit of work is invisible
         qmgr.backout()
@@ -74,6 +76,40 @@ def test_syncpoint_get_hides_message_until_commit_backout_restores_it_in_place(
         assert get(q) == b"second"
         qmgr.commit()
         assert qmgr.queue_status("Q.UOWGET")["current_depth"] == 0
+    finally:
+        other.disconnect()
+
+
+def test_a_unit_of_work_counts_in_curdepth_and_maxdepth_as_mq_counts_it(qmgr, qmgr_name) -> None:
+    """CurrentQDepth "includes messages that have been put on the queue within a unit of
+    work" and "excludes messages that have been retrieved within a unit of work"
+    (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.0.0/com.ibm.mq.ref.dev.doc/q106410_.htm),
+    and a put to a queue holding MaxQDepth messages fails with 2053: 8 syncpoint puts on
+    a MAXDEPTH(5) queue put 5. Before, all 8 were put and CURDEPTH read 0 until MQCMIT."""
+    qmgr.define_queue("Q.UOWDEPTH", max_depth=5)
+    q = pymqi.Queue(qmgr, "Q.UOWDEPTH", ALL | C.MQOO_INQUIRE)
+    reasons = []
+    for i in range(8):
+        try:
+            put(q, b"m%d" % i)
+            reasons.append(0)
+        except pymqi.MQMIError as err:
+            reasons.append(err.reason)
+    assert reasons == [0] * 5 + [C.MQRC_Q_FULL] * 3
+    assert q.inquire(C.MQIA_CURRENT_Q_DEPTH) == 5
+    qmgr.commit()
+    get(q)  # one out, in a unit of work: room for one
+    assert q.inquire(C.MQIA_CURRENT_Q_DEPTH) == 4
+    put(q, b"again")
+    with pytest.raises(pymqi.MQMIError) as exc:
+        put(q, b"one too many")
+    assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_Q_FULL)
+    qmgr.commit()
+    other = pymqi.connect(qmgr_name)
+    try:
+        assert other.queue_status("Q.UOWDEPTH")["current_depth"] == 5
+        theirs = pymqi.Queue(other, "Q.UOWDEPTH", ALL)
+        assert [d for d, _ in drain(theirs, wait_ms=300)] == [b"m1", b"m2", b"m3", b"m4", b"again"]
     finally:
         other.disconnect()
 

@@ -69,6 +69,7 @@ _SCENARIOS = {
     test_mqi_uow: [
         "test_syncpoint_put_is_invisible_until_commit_and_gone_on_backout",
         "test_syncpoint_get_hides_message_until_commit_backout_restores_it_in_place",
+        "test_a_unit_of_work_counts_in_curdepth_and_maxdepth_as_mq_counts_it",
         "test_backout_threshold_moves_poison_message_to_requeue_queue",
         "test_watermark_never_passes_a_message_held_by_a_unit_of_work",
         "test_syncpoint_read_ahead_locks_a_run_and_releases_what_was_not_got",

@@ -193,7 +193,10 @@ def test_mqinq_answers_the_definition_and_put_disabled_applies(remote) -> None:
 def test_a_remote_put_under_syncpoint_reaches_the_xmitq_at_commit(remote) -> None:
     q = pymqi.Queue(remote, "R.ORDERS", OUT)
     q.put(b"held", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
-    assert remote.queue_status("QM2.XMIT")["current_depth"] == 0
+    # On the transmission queue for MQ's CurrentQDepth, which counts uncommitted puts,
+    # but no getter can have it before the commit.
+    assert remote.queue_status("QM2.XMIT")["current_depth"] == 1
+    fails(lambda: take(remote, "QM2.XMIT"), C.MQRC_NO_MSG_AVAILABLE)
     remote.commit()
     assert xqh.unwrap(take(remote, "QM2.XMIT")[0]).data == b"held"
     q.close()
