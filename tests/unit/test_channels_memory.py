@@ -524,6 +524,21 @@ def test_an_undeliverable_message_goes_to_the_dlq_with_an_mqdlh(
     assert [d for d, _ in read_all(pair.b, "ORDERS")] == [b"fine"]
 
 
+def test_a_batch_fills_its_target_to_maxdepth_and_dead_letters_the_rest(pair: Pair) -> None:
+    """The receiving end puts a batch in one unit of work, whose puts count in the
+    target's depth as they are made (as MQ counts them): with room for 4, the batch's
+    5th and later messages get 2053 and go to the DLQ. (Before, all 12 went in.)"""
+    pair.b.define_queue("TARGET", max_depth=4)
+    bodies = [b"m%02d" % i for i in range(12)]
+    for body in bodies:
+        _put_to(pair, "TARGET", body)
+    assert pair.agent().step(0) == 12  # one batch
+    assert [d for d, _ in read_all(pair.b, "TARGET")] == bodies[:4]
+    dead = [dlh.unpack(data) for data, _ in read_all(pair.b, "DLQ")]
+    assert [rest for _, rest in dead] == bodies[4:]
+    assert {header.reason for header, _ in dead} == {C.MQRC_Q_FULL}
+
+
 def test_without_a_dlq_the_batch_fails_and_stays_on_the_transmission_queue(pair: Pair) -> None:
     pair.b.alter_qmgr(dead_letter_q="")
     _put_to(pair, "NOWHERE", b"x")
