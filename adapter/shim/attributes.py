@@ -108,8 +108,9 @@ def _state_value(handle: QueueHandle, s: int) -> int:
     """CurrentQDepth and the open counts: the queue's state, not its definition."""
     if s == C.MQIA_CURRENT_Q_DEPTH:
         handle.svc.pump.barrier()  # this connection's puts counted (read-your-writes)
-        # with its unit of work's puts and gets, which MQ counts at once
-        return handle.state.depth() + handle.svc.txn.depth_change(handle.name)
+        # with the units of work's puts and gets, which MQ counts at once
+        txn = handle.svc.txn
+        return handle.state.depth_with_uncommitted(txn.owner) + txn.depth_change(handle.name)
     counts = handle.state.open_counts()
     return counts["input" if s == C.MQIA_OPEN_INPUT_COUNT else "output"]
 

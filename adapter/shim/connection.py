@@ -451,26 +451,32 @@ class Connection:
         opens = st.open_counts()
         return {
             "queue": name,
-            "current_depth": st.depth() + self.txn.depth_change(name),  # MQ counts its UOW
+            "current_depth": self._current_depth(name),
             "open_input_count": opens["input"],  # IPPROCS: browse-only handles do not count
             "open_output_count": opens["output"],
             "attributes": json.loads(qdef.to_json()),
         }
+
+    def _current_depth(self, name: str) -> int:
+        """CURDEPTH as MQ counts it: committed messages, and the puts less the gets of
+        every unit of work (this connection's own, and the others' from their state)."""
+        return self.state(name).depth_with_uncommitted(self.txn.owner) + self.txn.depth_change(name)
 
     def queue_figures(self, name: str) -> QueueFigures:
         """DISPLAY QSTATUS / INQUIRE_Q_STATUS's figures of a local queue (shim/qstats.py):
         this connection's puts and gets counted first, as for CURDEPTH."""
         qdef = self._local_queue(name)
         self.barrier()
+
+        def figures() -> QueueFigures:
+            state, depth, qmgr_def = self.state(name), self._current_depth(name), self.qmgr_def()
+            return qstats.figures(self.log, self.qmgr, qdef, qmgr_def, state, self.clock, depth)
+
         try:
-            return qstats.figures(
-                self.log, self.qmgr, qdef, self.qmgr_def(), self.state(name), self.clock
-            )
+            return figures()
         except NoEpochError:  # the state was lost: rebuilt from Kafka, then asked again
             self.services.rebuild(qdef)
-            return qstats.figures(
-                self.log, self.qmgr, qdef, self.qmgr_def(), self.state(name), self.clock
-            )
+            return figures()
 
     def reset_queue_stats(self, name: str) -> ResetFigures:
         """RESET QSTATS / MQCMD_RESET_Q_STATS of one local queue: 3224

@@ -67,6 +67,7 @@ class _QueueData:
     depth: int = 0
     native: dict[str, int] = field(default_factory=dict)  # lane -> last native counted
     opens: dict[str, tuple[str, int]] = field(default_factory=dict)  # -> (kinds, until)
+    uncom: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # -> (puts, gets, until)
     epoch: str | None = None
     ackpos: int = 0
     mutex: dict[str, tuple[str, int]] = field(default_factory=dict)  # -> (owner, until)
@@ -501,6 +502,27 @@ class MemoryQueueState:
         with self._store._call():
             return self._d().depth
 
+    def set_uncommitted(self, owner: str, puts: int, gets: int, lease_ms: int) -> None:
+        with self._store._call():
+            d, now = self._d(), self._now_ms()
+            if puts == 0 and gets == 0:
+                d.uncom.pop(owner, None)
+            else:
+                d.uncom[owner] = (int(puts), int(gets), now + lease_ms)
+            old = now - 60_000  # entries of processes that died a minute ago go
+            for other in [o for o, (_, _, until) in d.uncom.items() if until < old]:
+                del d.uncom[other]
+
+    def depth_with_uncommitted(self, exclude_owner: str = "") -> int:
+        with self._store._call():
+            d, now = self._d(), self._now_ms()
+            live = [
+                puts - gets
+                for owner, (puts, gets, until) in d.uncom.items()
+                if owner != exclude_owner and until > now
+            ]
+            return d.depth + sum(live)
+
     def has_epoch(self) -> bool:
         with self._store._call():
             return self._d().epoch is not None
@@ -653,6 +675,7 @@ class MemoryQueueState:
                 "depth": d.depth,
                 "native": dict(d.native),
                 "opens": {h: f"{k}|{u}" for h, (k, u) in d.opens.items()},
+                "uncom": {o: f"{p}|{g}|{u}" for o, (p, g, u) in d.uncom.items()},
                 "epoch": d.epoch is not None,
                 "ackpos": d.ackpos,
                 "def": d.definition,

@@ -58,7 +58,7 @@ class DeliveryCheck:
 
     def _read(self, queue: str) -> tuple[int, int]:
         mark = self.svc.pump.depth_mark(queue)  # first: a flush after it counts twice
-        value = self.svc.store.queue(queue).depth()
+        value = self.svc.store.queue(queue).depth_with_uncommitted(self.svc.txn.owner)
         self._depths[queue] = (value, self.svc.clock.monotonic(), mark)
         return value, mark
 

@@ -83,6 +83,9 @@ class _NoDepth:
     def depth(self) -> int:
         return 0
 
+    def depth_with_uncommitted(self, exclude_owner: str = "") -> int:
+        return 0
+
 
 class Publisher:
     """A connection's publishing side: the subscriptions it matches against and the

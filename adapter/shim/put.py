@@ -83,9 +83,9 @@ class Putter:
         meanwhile or not) and its puts in flight, so its own burst of puts cannot
         overshoot MAXDEPTH; other connections' puts show within 0.1 s. Exact (every put
         of this connection on Kafka and counted) within DEPTH_MARGIN of MAXDEPTH. As MQ
-        counts it, the connection's unit of work is in it (its puts, less its gets:
-        UnitsOfWork.depth_change), so a unit of work cannot put past MAXDEPTH either;
-        other connections' units of work count from their commit."""
+        counts it, units of work are in it (their puts, less their gets): this
+        connection's at once (UnitsOfWork.depth_change), the others' as their pumps
+        published them (shim/uncommitted.py), so they cannot put past MAXDEPTH either."""
         value, at, mark = self._depth_cache
         now = self._monotonic()
         if now - at > 0.1:
@@ -100,7 +100,7 @@ class Putter:
 
     def _read_depth(self, now: float) -> tuple[int, int]:
         mark = self.svc.pump.depth_mark(self.name)  # first: a flush after it counts twice
-        value = self.state.depth()
+        value = self.state.depth_with_uncommitted(self.svc.txn.owner)
         self._depth_cache = (value, now, mark)
         return value, mark
 

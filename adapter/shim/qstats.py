@@ -47,9 +47,11 @@ def figures(
     qmgr_def: QMgrDef,
     state: QueueState,
     clock: Clock,
+    depth: int,
 ) -> QueueFigures:
     """DISPLAY QSTATUS TYPE(QUEUE)'s figures of the local queue `qdef` (its state
-    complete: the caller made its own puts visible first)."""
+    complete: the caller made its own puts visible first), CURDEPTH `depth` (MQ's count,
+    units of work included: Connection._current_depth)."""
     level = effective_monitoring(qdef.monitoring_q, qmgr_def.monitoring_q)
     stats = state.stats()
     opens = state.open_counts()
@@ -57,7 +59,7 @@ def figures(
     if level != C.MQMON_OFF:
         oldest = oldest_put_ms(log_backend, qmgr, qdef, state, clock)
     return QueueFigures(
-        depth=state.depth(),
+        depth=depth,
         open_input=opens["input"],
         open_output=opens["output"],
         monitoring=level,

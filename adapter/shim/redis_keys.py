@@ -13,6 +13,7 @@ a queue's keys in one cluster slot, so one script may touch all of them):
 | `native` | hash lane -> offset | last native (Kafka producer's) record counted in `depth` |
 | `stats` | hash | queue statistics: `in` `out` `high` `reset` `lput` `lget` `qshort` `qlong` |
 | `opens` | hash handle -> `kinds|lease_until_ms` | open handles (IPPROCS / OPPROCS) |
+| `uncom` | hash unit of work -> `puts|gets|until_ms` | uncommitted puts, gets (uncommitted.py) |
 | `epoch` | string | present = the state is complete; every claim refuses without it |
 | `def` | string | definition mark `<incarnation>:<digest>`, or `deleted` (store.DELETED) |
 | `deleting` | string `owner|until_ms` | a DELETE QLOCAL in progress: opens are refused |

@@ -216,6 +216,42 @@ if cur and string.sub(cur, 1, string.find(cur, '|', 1, true) - 1) == ARGV[2] the
 end
 return 1
 """
+# A unit of work's uncommitted puts and gets on the queue (store.set_uncommitted), sent
+# write-behind. ARGV: owner, puts, gets, lease end (ms), now (ms). Both 0 removes the
+# entry; entries whose lease ended more than a minute ago (their process died) go too.
+_SET_UNCOMMITTED = """
+if ARGV[2] == '0' and ARGV[3] == '0' then
+  redis.call('HDEL', K.uncom, ARGV[1])
+else
+  redis.call('HSET', K.uncom, ARGV[1], ARGV[2] .. '|' .. ARGV[3] .. '|' .. ARGV[4])
+end
+local old = tonumber(ARGV[5]) - 60000
+local flat = redis.call('HGETALL', K.uncom)
+for i = 1, #flat, 2 do
+  local untl = tonumber(string.match(flat[i + 1], '|(%d+)$'))
+  if untl < old then
+    redis.call('HDEL', K.uncom, flat[i])
+  end
+end
+return 1
+"""
+# MQ's CurrentQDepth (store.depth_with_uncommitted): the committed depth plus every live
+# unit of work's puts less its gets, but ARGV[1]'s (the caller counts its own).
+# ARGV: owner to leave out, now (ms).
+_DEPTH_WITH_UNCOMMITTED = """
+local depth = tonumber(redis.call('GET', K.depth) or '0')
+local now = tonumber(ARGV[2])
+local flat = redis.call('HGETALL', K.uncom)
+for i = 1, #flat, 2 do
+  if flat[i] ~= ARGV[1] then
+    local puts, gets, untl = string.match(flat[i + 1], '^(%d+)|(%d+)|(%d+)$')
+    if tonumber(untl) > now then
+      depth = depth + tonumber(puts) - tonumber(gets)
+    end
+  end
+end
+return depth
+"""
 # KEYS: one hash; ARGV: field, value. A plain HSET as a script, so that it can be sent
 # write-behind (writebehind.py sends scripts): a channel agent's per-batch status.
 _HSET = """

@@ -74,6 +74,7 @@ class RedisQueueState:
         self._now_ms = store.now_ms
         self._settle_leased = store.scripts["settle_leased"]
         self._add_depth = store.scripts["add_depth"]  # sent write-behind, not settled
+        self._set_uncommitted = store.scripts["set_uncommitted"]  # write-behind too
         self._apply_behind = store.scripts["apply"]  # apply_consumed_later's
         s = {name: _Settled(script, store.behind) for name, script in store.scripts.items()}
         self._claim, self._peek, self._release = s["claim"], s["peek"], s["release"]
@@ -84,6 +85,7 @@ class RedisQueueState:
         )
         self._verify, self._apply, self._reclaim = s["verify"], s["apply"], s["reclaim"]
         self._open = s["open"]
+        self._depth_with_uncommitted = s["depth_with_uncommitted"]
         self._count_native = s["count_native"]
         self._reset_stats = s["reset_stats"]
         self._begin_delete, self._end_delete = s["begin_delete"], s["end_delete"]
@@ -285,6 +287,15 @@ class RedisQueueState:
 
     def depth(self) -> int:
         return int(self.r.get(self.prefix + "depth") or 0)
+
+    def set_uncommitted(self, owner: str, puts: int, gets: int, lease_ms: int) -> None:
+        now = self._now_ms()
+        args = [owner, puts, gets, now + lease_ms, now]
+        self._behind.send(self._set_uncommitted, self._keys["set_uncommitted"], args, _ignore_reply)
+
+    def depth_with_uncommitted(self, exclude_owner: str = "") -> int:
+        keys = self._keys["depth_with_uncommitted"]
+        return int(self._depth_with_uncommitted(keys=keys, args=[exclude_owner, self._now_ms()]))
 
     def has_epoch(self) -> bool:
         return bool(self.r.exists(self.prefix + "epoch"))

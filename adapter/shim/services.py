@@ -85,10 +85,10 @@ class Services:
 
     def _depth(self, queue: str) -> int:
         """A queue's depth with what this connection has not yet counted (a full-queue
-        check for the messages the queue manager itself moves), its unit of work's puts
+        check for the messages the queue manager itself moves), units of work's puts
         and gets included as MQ counts them."""
         return (
-            self.store.queue(queue).depth()
+            self.store.queue(queue).depth_with_uncommitted(self.txn.owner)
             + self.pump.pending_depth(queue)
             + self.txn.depth_change(queue)
         )

@@ -281,6 +281,20 @@ class QueueState(Protocol):
 
     def depth(self) -> int: ...
 
+    def set_uncommitted(self, owner: str, puts: int, gets: int, lease_ms: int) -> None:
+        """Unit of work `owner`'s uncommitted puts to and gets from the queue, which MQ's
+        CurrentQDepth counts at once while `depth` counts them at commit; leased, so
+        that an entry of a process that died counts no more once its lease ends. Puts
+        and gets both 0 remove it. Write-behind: other processes see it a round trip
+        later, as they see a depth update."""
+        ...
+
+    def depth_with_uncommitted(self, exclude_owner: str = "") -> int:
+        """MQ's CurrentQDepth: `depth` plus every live unit of work's puts less its gets
+        (set_uncommitted), except `exclude_owner`'s (its caller counts its own unit of
+        work itself). One round trip."""
+        ...
+
     def has_epoch(self) -> bool: ...
 
     def epoch_mark(self, *, in_call: bool = False) -> str | None:

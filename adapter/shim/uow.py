@@ -45,6 +45,7 @@ from adapter.shim.log import Log, TransactionalProducer, produce
 from adapter.shim.pump import Pump
 from adapter.shim.records import Record
 from adapter.shim.store import UOW_LOCK_OWNER, NoEpochError, StateStore
+from adapter.shim.uncommitted import PUBLISH_AFTER_S, UncommittedCounts
 
 log = logging.getLogger("mqk.shim.uow")
 
@@ -86,6 +87,7 @@ class UnitOfWork:
     doomed: bool = False  # can no longer commit: gets and puts fail with 2003
     written: dict[tuple[str, int], int] = field(default_factory=dict)  # last offset per partition
     renewed_at: float = 0.0
+    started_at: float = 0.0
     # State changes that belong to the unit of work's outcome (a retained publication's
     # cache entry): run after the commit, dropped by a backout.
     after_commit: list[Callable[[], None]] = field(default_factory=list)
@@ -135,6 +137,7 @@ class UnitsOfWork:
         self._unseen: dict[tuple[str, int], int] = {}
         # The pump thread renews leases while the application thread commits.
         self.lock = threading.RLock()
+        self.uncommitted = UncommittedCounts(store, clock)  # CURDEPTH's, for everyone
 
     # -- producer --------------------------------------------------------------------
     def producer(self) -> TransactionalProducer:
@@ -163,9 +166,11 @@ class UnitsOfWork:
             except KafkaException as exc:
                 self._drop_producer()
                 raise fail(C.MQRC_CONNECTION_BROKEN) from exc
+            now = self.clock.monotonic()
             self.current = UnitOfWork(
                 owner=f"{UOW_LOCK_OWNER}{self.conn_id}.{next(self._n)}",
-                renewed_at=self.clock.monotonic(),
+                renewed_at=now,
+                started_at=now,
             )
         if self.current.doomed:
             raise fail(C.MQRC_BACKED_OUT)
@@ -225,6 +230,13 @@ class UnitsOfWork:
         if uow is not None and not uow.doomed:
             uow.doomed = True
             log.warning("unit of work %s will back out: %s", uow.owner, why)
+
+    @property
+    def owner(self) -> str:
+        """The current unit of work's owner ("" without one): the state's readers leave
+        its uncommitted counts out and add depth_change, which is never late."""
+        uow = self.current
+        return "" if uow is None else uow.owner
 
     def depth_change(self, queue: str) -> int:
         """What the current unit of work changes in `queue`'s depth as MQ counts it, and
@@ -310,12 +322,16 @@ class UnitsOfWork:
                 )
 
     def renew(self) -> None:
-        """Called by the connection's pump: keep the locks of a long unit of work.
-        Never waits for the lock: the application thread may be committing."""
+        """Called by the connection's pump: publish the unit of work's uncommitted
+        counts (CURDEPTH, shim/uncommitted.py) and keep the locks of a long unit of
+        work. Never waits for the lock: the application thread may be committing."""
         if not self.lock.acquire(blocking=False):
             return
         try:
             uow = self.current
+            if uow is not None and self.clock.monotonic() - uow.started_at >= PUBLISH_AFTER_S:
+                # copies: the application thread adds to them unlocked
+                self.uncommitted.publish(uow.owner, dict(uow.puts), dict(uow.got))
             if uow is None or uow.doomed or not (uow.gets or uow.prefetched):
                 return
             if self.clock.monotonic() - uow.renewed_at < config.LEASE_MS / 3000:
@@ -392,6 +408,7 @@ class UnitsOfWork:
             self._backout()
             raise backed_out() from None
         self.current = None
+        self.uncommitted.clear(uow.owner)  # before the depth counts them: never twice
         self._release_prefetched(uow.all_prefetched(), uow.owner)
         for queue, n in uow.puts.items():  # depth counts committed messages only
             self.pump.count_put(queue, n, enqueued=False)  # MSGSIN counted them at put
@@ -453,6 +470,7 @@ class UnitsOfWork:
                 self._producer.abort_transaction(30)
             except KafkaException:
                 self._drop_producer()  # a successor's init_transactions aborts it
+        self.uncommitted.clear(uow.owner)
         self._release(uow.gets, uow.owner, backout=True)
         for held in uow.gets:  # back in their original positions, for this reader too
             held.returner.take_back(held.item, held.env)

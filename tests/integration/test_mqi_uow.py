@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 from confluent_kafka import Producer
@@ -195,15 +196,25 @@ def test_unit_of_work_that_lost_its_locks_cannot_commit(qmgr) -> None:
     assert mqerror(exc) == (C.MQCC_WARNING, C.MQRC_BACKED_OUT)
 
 
-def _worker_script(body: str) -> str:
-    return textwrap.dedent(body)
+def _run_until_killed(body: str, **env: str) -> None:
+    """Run a worker (Python source `body`, environment `env` added) that says "holding"
+    and SIGKILLs itself with its unit of work open."""
+    run = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(body)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, **env),
+    )
+    assert "holding" in run.stdout and run.returncode == -9, run.stderr
 
 
 def test_dead_connection_backs_out_and_its_gets_return_after_the_lease(qmgr, qmgr_name) -> None:
     qmgr.define_queue("Q.DEAD")
     q = pymqi.Queue(qmgr, "Q.DEAD", ALL)
     put(q, b"orphan", C.MQPMO_NO_SYNCPOINT)
-    code = _worker_script(f"""
+    _run_until_killed(
+        f"""
         import os, signal, adapter.pymqi as pymqi
         C = pymqi.CMQC
         qm = pymqi.connect({qmgr_name!r})
@@ -213,12 +224,10 @@ def test_dead_connection_backs_out_and_its_gets_return_after_the_lease(qmgr, qmg
         qm.get_handle().txn.producer().flush(10)
         print("holding", flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
-    """)
-    env = dict(os.environ, MQK_UOW_LEASE_MS="1500", MQK_TXN_TIMEOUT_MS="3000")
-    run = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    """,
+        MQK_UOW_LEASE_MS="1500",
+        MQK_TXN_TIMEOUT_MS="3000",
     )
-    assert "holding" in run.stdout and run.returncode == -9, run.stderr
     with pytest.raises(pymqi.MQMIError) as exc:  # still locked by the dead unit of work
         get(q, C.MQGMO_NO_SYNCPOINT)
     assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE)
@@ -226,6 +235,47 @@ def test_dead_connection_backs_out_and_its_gets_return_after_the_lease(qmgr, qmg
     assert get(q, C.MQGMO_NO_SYNCPOINT, md, wait_ms=30_000) == b"orphan"
     assert md.BackoutCount == 1
     assert drain(q, wait_ms=500) == []  # the dead unit of work's put never appears
+
+
+def test_another_process_counts_a_unit_of_work_and_a_dead_ones_counts_end_with_its_lease(
+    qmgr, qmgr_name
+) -> None:
+    """CURDEPTH and MAXDEPTH count every connection's unit of work as MQ does, not only
+    the caller's: a process holds one get and three puts under syncpoint (its pump
+    publishes them within a tick), then dies. Here that is 1 - 1 + 3 on the queue, so two
+    more puts fill MAXDEPTH(5); once the dead unit of work's lease ends it counts no
+    more (Kafka aborts its transaction, its get's lock is reconciled)."""
+    qmgr.define_queue("Q.UNCOM", max_depth=5)
+    q = pymqi.Queue(qmgr, "Q.UNCOM", ALL | C.MQOO_INQUIRE)
+    put(q, b"committed", C.MQPMO_NO_SYNCPOINT)
+    _run_until_killed(
+        f"""
+        import os, signal, time, adapter.pymqi as pymqi
+        C = pymqi.CMQC
+        qm = pymqi.connect({qmgr_name!r})
+        q = pymqi.Queue(qm, "Q.UNCOM", C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
+        q.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_SYNCPOINT))
+        for _ in range(3):
+            q.put(b"uncommitted", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
+        qm.get_handle().txn.producer().flush(10)
+        time.sleep(0.2)  # the pump's ticks publish the counts
+        print("holding", flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """,
+        MQK_UOW_LEASE_MS="4000",
+        MQK_TXN_TIMEOUT_MS="5000",
+    )
+    assert q.inquire(C.MQIA_CURRENT_Q_DEPTH) == 3
+    put(q, b"four", C.MQPMO_NO_SYNCPOINT)
+    put(q, b"five", C.MQPMO_NO_SYNCPOINT)
+    with pytest.raises(pymqi.MQMIError) as exc:
+        put(q, b"six", C.MQPMO_NO_SYNCPOINT)
+    assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_Q_FULL)
+    deadline = time.monotonic() + 20
+    while q.inquire(C.MQIA_CURRENT_Q_DEPTH) != 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert q.inquire(C.MQIA_CURRENT_Q_DEPTH) == 3  # "committed", "four", "five"
+    put(q, b"six", C.MQPMO_NO_SYNCPOINT)
 
 
 def test_backout_threshold_moves_poison_message_to_requeue_queue(qmgr) -> None:

@@ -9,18 +9,18 @@ https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.0.0/com.ibm.mq.ref.dev.doc/
 with reason code MQRC_Q_FULL" (MaxQDepth,
 https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q103290_.html).
 
-Seen from the connection whose unit of work it is (UnitsOfWork.depth_change); other
-connections count it from the commit (the README says so)."""
+The connection whose unit of work it is counts it at once (UnitsOfWork.depth_change);
+the others once its pump published it to the state (shim/uncommitted.py)."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import adapter.pymqi as pymqi
 from adapter import config
 from adapter.core import cmqc as C
+from adapter.shim.uncommitted import PUBLISH_AFTER_S
 from tests.unit.conftest import World
 
 ALL = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_BROWSE
@@ -154,16 +154,54 @@ def test_depth_and_2053_follow_mqs_count(steps: list[str], max_depth: int) -> No
         qm.disconnect()
 
 
-@pytest.mark.parametrize("max_depth", [3])
-def test_another_connection_counts_the_unit_of_work_from_its_commit(
-    qmgr, other, max_depth: int
+def test_other_connections_count_a_unit_of_work_from_its_pumps_tick(
+    qmgr, other, world: World
 ) -> None:
-    """What is not MQ's (README): a second connection sees the first's uncommitted
-    puts only once committed, so between them the two can put past MAXDEPTH."""
-    q = _queue(qmgr, max_depth)
+    """The puts and gets of one connection's unit of work count in every connection's
+    CURDEPTH and MAXDEPTH check once its pump has published them (a tick, every 5 ms,
+    once the unit of work is PUBLISH_AFTER_S old), and no more once it ends: a commit
+    does not count them twice, a backout puts a message got back (past MAXDEPTH, as MQ
+    allows a backout to)."""
+    q = _queue(qmgr, 3)
     theirs = pymqi.Queue(other, "Q.UOWDEPTH", ALL)
-    assert [_put(q, SP) for _ in range(max_depth)] == [0] * max_depth
+    assert [_put(q, SP) for _ in range(2)] == [0, 0]
+    qmgr.get_handle().txn.renew()  # a tick before PUBLISH_AFTER_S: nothing yet
     assert _depth(theirs) == 0
+    world.clock.advance(PUBLISH_AFTER_S)
+    qmgr.get_handle().txn.renew()
+    assert _depth(theirs) == 2
+    assert other.queue_status("Q.UOWDEPTH")["current_depth"] == 2
     assert _put(theirs, NO_SP) == 0
+    assert _put(theirs, NO_SP) == FULL
+    assert _depth(q) == 3
     qmgr.commit()
-    assert _depth(theirs) == max_depth + 1
+    assert _depth(theirs) == 3 and _depth(q) == 3
+    assert _get(theirs, C.MQGMO_SYNCPOINT) == 0
+    world.clock.advance(PUBLISH_AFTER_S)
+    other.get_handle().txn.renew()
+    assert _depth(q) == 2
+    assert _put(q, NO_SP) == 0
+    assert _put(q, NO_SP) == FULL
+    other.backout()
+    assert _depth(q) == 4 and _depth(theirs) == 4
+
+
+def test_a_dead_processs_counts_end_with_their_lease(world: World) -> None:
+    """An entry nobody renews (its process died; Kafka aborts its transaction) counts
+    until its lease ends, then no more; one whose lease ended a minute ago is removed by
+    the next write."""
+    from adapter.shim.memory_store import MemoryStore
+
+    store = MemoryStore("QM.DEAD", world.clock.now_ms, world.server)
+    state = store.queue("Q")
+    state.add_depth(4)
+    state.set_uncommitted("dead-uow", 3, 1, 1_000)
+    state.set_uncommitted("live-uow", 0, 2, 120_000)
+    assert state.depth_with_uncommitted() == 4 + 3 - 1 - 2
+    assert state.depth_with_uncommitted("live-uow") == 4 + 3 - 1
+    world.clock.advance(1.001)
+    assert state.depth_with_uncommitted() == 4 - 2
+    world.clock.advance(60)
+    state.set_uncommitted("live-uow", 0, 0, 120_000)  # that unit of work ended
+    assert state.snapshot()["uncom"] == {}
+    assert state.depth_with_uncommitted() == 4
