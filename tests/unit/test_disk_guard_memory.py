@@ -71,6 +71,15 @@ def _until(cond, timeout: float = 5.0) -> None:
         time.sleep(0.005)
 
 
+def _checked(guard: DiskGuard, disk: MemoryDisk, n: int) -> None:
+    """Wait for the guard's n-th question to the brokers and for the refresh that asked
+    it to finish: the disk counts the question before the guard has its new picture
+    (filling, blocked), and an assertion in between would read the old one."""
+    _until(lambda: disk.asked == n)
+    with guard._refreshing:  # held by the refresh for its whole length
+        pass
+
+
 def _reason(call) -> int:
     with pytest.raises(pymqi.MQMIError) as err:
         call()
@@ -373,31 +382,31 @@ def test_a_directory_filling_fast_is_low_before_it_reaches_the_reserve(world, qm
     qm, guard = _connect(world, qmgr_name, reserve_mib=15)
     qm.define_queue("Q")
     q = pymqi.Queue(qm, "Q", C.MQOO_OUTPUT)
-    _until(lambda: disk.asked == 1)
+    _checked(guard, disk, 1)
     first = guard.dirs[0].usable_bytes
     interval = guard.interval_s
     # 30 MiB in one interval (written by anyone: another process, another producer).
     disk.usable["/data"] = first - 30 * MIB
     world.clock.advance(interval)
-    _until(lambda: disk.asked == 2)
+    _checked(guard, disk, 2)
     # About 50 MiB usable, 30 more expected by the next check: 20 left, the reserve 15.
     assert guard.filling[(1, "/data")] == pytest.approx(30 * MIB)
     assert not guard.blocked
     disk.usable["/data"] = first - 40 * MIB  # 10 MiB more: 40 - 30 < 15
     world.clock.advance(interval)
-    _until(lambda: disk.asked == 3)
+    _checked(guard, disk, 3)
     assert guard.blocked
     assert guard.dirs[0].usable_bytes > 35 * MIB  # far above the reserve still
     assert _reason(lambda: q.put(b"x")) == C.MQRC_Q_SPACE_NOT_AVAILABLE
     # Refused puts write nothing: the fastest rate seen still counts (halving each
     # minute), so the next check does not let the same burst in again.
     world.clock.advance(interval)
-    _until(lambda: disk.asked == 4)
+    _checked(guard, disk, 4)
     assert guard.blocked
     # Space comes back (a queue deleted elsewhere): puts go on.
     disk.usable["/data"] = 95 * MIB
     world.clock.advance(interval)
-    _until(lambda: disk.asked == 5)
+    _checked(guard, disk, 5)
     assert not guard.blocked
     q.put(b"x")
     q.close()
