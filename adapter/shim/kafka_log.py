@@ -254,9 +254,26 @@ class KafkaLog:
                 if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
                     raise
         self._await_leaders(list(topics))
-        # A new partition is usable once the broker answers ListOffsets for it (its
-        # leader epoch settles a moment after metadata names the leader).
-        self.end_offsets([(t, p) for t, s in topics.items() for p in range(s.partitions)])
+        self._await_usable([(t, p) for t, s in topics.items() for p in range(s.partitions)])
+
+    def _await_usable(self, partitions: list[tuple[str, int]], timeout: float = 30.0) -> None:
+        """A new partition is usable once the broker answers ListOffsets for it (its
+        leader epoch settles a moment after metadata names the leader). On a cluster of
+        several brokers the leader may answer UNKNOWN_TOPIC_OR_PART for a moment after
+        the topic was created (seen on a fresh 3-broker cluster in CI): asked again,
+        not taken for a failure, only here, where the topic was just made."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.end_offsets(partitions)
+                return
+            except KafkaException as exc:
+                err = exc.args[0] if exc.args else None
+                unknown = err is not None and err.code() == KafkaError.UNKNOWN_TOPIC_OR_PART
+                if not unknown or time.monotonic() > deadline:
+                    raise
+                self._fresh_admin()
+                time.sleep(0.05)
 
     def _await_leaders(self, topics: list[str], timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
