@@ -109,8 +109,7 @@ def _state_value(handle: QueueHandle, s: int) -> int:
     if s == C.MQIA_CURRENT_Q_DEPTH:
         handle.svc.pump.barrier()  # this connection's puts counted (read-your-writes)
         # with the units of work's puts and gets, which MQ counts at once
-        txn = handle.svc.txn
-        return handle.state.depth_with_uncommitted(txn.owner) + txn.depth_change(handle.name)
+        return handle.svc.txn.current_depth(handle.state, handle.name)
     counts = handle.state.open_counts()
     return counts["input" if s == C.MQIA_OPEN_INPUT_COUNT else "output"]
 

@@ -451,16 +451,11 @@ class Connection:
         opens = st.open_counts()
         return {
             "queue": name,
-            "current_depth": self._current_depth(name),
+            "current_depth": self.txn.current_depth(st, name),
             "open_input_count": opens["input"],  # IPPROCS: browse-only handles do not count
             "open_output_count": opens["output"],
             "attributes": json.loads(qdef.to_json()),
         }
-
-    def _current_depth(self, name: str) -> int:
-        """CURDEPTH as MQ counts it: committed messages, and the puts less the gets of
-        every unit of work (this connection's own, and the others' from their state)."""
-        return self.state(name).depth_with_uncommitted(self.txn.owner) + self.txn.depth_change(name)
 
     def queue_figures(self, name: str) -> QueueFigures:
         """DISPLAY QSTATUS / INQUIRE_Q_STATUS's figures of a local queue (shim/qstats.py):
@@ -469,7 +464,8 @@ class Connection:
         self.barrier()
 
         def figures() -> QueueFigures:
-            state, depth, qmgr_def = self.state(name), self._current_depth(name), self.qmgr_def()
+            state, qmgr_def = self.state(name), self.qmgr_def()
+            depth = self.txn.current_depth(state, name)
             return qstats.figures(self.log, self.qmgr, qdef, qmgr_def, state, self.clock, depth)
 
         try:

@@ -51,7 +51,7 @@ def figures(
 ) -> QueueFigures:
     """DISPLAY QSTATUS TYPE(QUEUE)'s figures of the local queue `qdef` (its state
     complete: the caller made its own puts visible first), CURDEPTH `depth` (MQ's count,
-    units of work included: Connection._current_depth)."""
+    units of work included: UnitsOfWork.current_depth)."""
     level = effective_monitoring(qdef.monitoring_q, qmgr_def.monitoring_q)
     stats = state.stats()
     opens = state.open_counts()

@@ -87,11 +87,8 @@ class Services:
         """A queue's depth with what this connection has not yet counted (a full-queue
         check for the messages the queue manager itself moves), units of work's puts
         and gets included as MQ counts them."""
-        return (
-            self.store.queue(queue).depth_with_uncommitted(self.txn.owner)
-            + self.pump.pending_depth(queue)
-            + self.txn.depth_change(queue)
-        )
+        state = self.store.queue(queue)
+        return self.txn.current_depth(state, queue) + self.pump.pending_depth(queue)
 
     def send(self, delivery: Delivery | None, in_uow: bool, *, counted: bool = True) -> bool:
         """Records the queue manager generated or moved: into the unit of work (a COA or

@@ -44,7 +44,7 @@ from adapter.shim.clock import Clock
 from adapter.shim.log import Log, TransactionalProducer, produce
 from adapter.shim.pump import Pump
 from adapter.shim.records import Record
-from adapter.shim.store import UOW_LOCK_OWNER, NoEpochError, StateStore
+from adapter.shim.store import UOW_LOCK_OWNER, NoEpochError, QueueState, StateStore
 from adapter.shim.uncommitted import PUBLISH_AFTER_S, UncommittedCounts
 
 log = logging.getLogger("mqk.shim.uow")
@@ -237,6 +237,12 @@ class UnitsOfWork:
         its uncommitted counts out and add depth_change, which is never late."""
         uow = self.current
         return "" if uow is None else uow.owner
+
+    def current_depth(self, state: QueueState, queue: str) -> int:
+        """`queue`'s CURDEPTH as MQ counts it, seen from this connection: the state's
+        (committed messages, other units of work as published) and this unit of work's
+        own change, never late."""
+        return state.depth_with_uncommitted(self.owner) + self.depth_change(queue)
 
     def depth_change(self, queue: str) -> int:
         """What the current unit of work changes in `queue`'s depth as MQ counts it, and
