@@ -318,10 +318,17 @@ def test_two_getters_take_whole_groups(qmgr, qmgr_name) -> None:
         for name, members in groups.items():
             put_physical(q, members[n], gid(name), n + 1, 0, LMIG if n == 4 else MIG)
     results: dict[str, list[list[bytes]]] = {"a": [], "b": []}
+    # Both getters open before either gets (a connect can take longer than the other's
+    # whole run), and each, once it holds a group part-way, waits until the other holds
+    # one too: the second getter's first message must then come from another group.
+    opened = threading.Barrier(2, timeout=60)
+    holding = {tag: threading.Event() for tag in results}
 
     def getter(tag: str) -> None:
         conn = pymqi.connect(qmgr_name)
         h = pymqi.Queue(conn, "Q.TWOGET", C.MQOO_INPUT_SHARED)
+        other = next(t for t in holding if t != tag)
+        opened.wait()
         current: list[bytes] = []
         while True:
             try:
@@ -330,6 +337,9 @@ def test_two_getters_take_whole_groups(qmgr, qmgr_name) -> None:
                 assert err.reason == C.MQRC_NO_MSG_AVAILABLE
                 break
             current.append(data)
+            if not holding[tag].is_set():
+                holding[tag].set()
+                holding[other].wait(30)
             time.sleep(0.002)  # give the other getter a chance to interleave
             if gmo.GroupStatus == C.MQGS_LAST_MSG_IN_GROUP:
                 results[tag].append(current)
