@@ -115,6 +115,11 @@ class Getter:
         self.lease = GetLease(state, handle_id, svc.clock)
         self.lease.on_held = svc.leasing.add
         self._lease_blocked = False  # the last claim passed over another's get lease
+        # Candidates this MQGET found held by other units of work (or by a dead one's
+        # lock not yet reconciled): invisible to it, as a message got under syncpoint is
+        # to everyone else in MQ, so the next selection looks past them. Forgotten when
+        # a call starts and whenever a wait looks again (a backed-out one comes back).
+        self._passed: set = set()
         self._locked: tuple[int, int, int] | None = None  # locked by BROWSE + MQGMO_LOCK
         # Makes self.qdef current (the handle's QueueHandle.current: raises MQRC_Q_DELETED
         # for a deleted queue), asked while a get waits.
@@ -196,6 +201,7 @@ class Getter:
         held = self.svc.txn.held_gets()
         quiescing = opts & C.MQGMO_FAIL_IF_QUIESCING
         self._lease_blocked, lease_polls = False, 0
+        self._passed.clear()
         while True:
             result = self._attempt(req, browsing, max_length)
             while result is RETRY:  # the view changed under the claim: select again
@@ -239,6 +245,7 @@ class Getter:
             if self.qdef.get_inhibited:
                 raise fail(C.MQRC_GET_INHIBITED)
             # Block in Kafka's fetch: a new record wakes us at once.
+            self._passed.clear()
             arrived = reader.pump(min(0.05, remaining) if remaining is not None else 0.05)
             if arrived and clock.monotonic() - reader.caught_up_at > config.STALE_VIEW_S:
                 # Records arrived into a view older than STALE_VIEW_S: the bound every get
@@ -285,7 +292,10 @@ class Getter:
                 start_after = skip[0]
             scan = _RejectedRun(selects, start_after, view.order_version)
             selects = scan.selects
+        passed = self._passed
         for item in gr.candidates(view, sel_cursor, req, selects, start_after):
+            if passed and item.key in passed:
+                continue
             if exp.is_expired(item.put_ms, item.expiry, now):
                 expired.append(item)
                 if len(expired) >= config.CLAIM_BATCH:
@@ -375,6 +385,7 @@ class Getter:
         order, a selector, COMPLETE_MSG, ...) is one MQGET."""
         if limit <= 0:
             return []
+        self._passed.clear()  # the single get below fills it with what it passes
         got = self._take_run(req, limit, max_bytes) if self._runs(req) else []
         if got:
             return got
@@ -431,7 +442,10 @@ class Getter:
         run: list[Item] = []
         expired: list[Item] = []
         size, room, in_uow = 0, limit, None
+        passed = self._passed
         for item in gr.candidates(reader.view, self.get_cursor, req):
+            if passed and item.key in passed:
+                continue  # held by another unit of work (the first get of the run saw)
             if exp.is_expired(item.put_ms, item.expiry, now):
                 expired.append(item)
                 if len(expired) >= config.CLAIM_BATCH:
@@ -591,6 +605,12 @@ class Getter:
             if self._stale(res) is RETRY:
                 return RETRY
             self._lease_blocked = self._lease_blocked or res.leased
+            if fits and not res.leased and len(batch) >= config.CLAIM_BATCH:
+                # Every one of a full batch is held by other units of work: look past
+                # them, as MQ's MQGET does, instead of answering 2033 with free messages
+                # behind them (each round passes CLAIM_BATCH more, so this ends).
+                self._passed.update(i.key for i in fits)
+                return RETRY
         if too_big is not None and st.peek([too_big.key], self.handle_id)[0] in _FREE_TO_ME:
             raise self._truncated_failure(too_big, [too_big], req, max_length)
         return None
@@ -672,6 +692,11 @@ class Getter:
             return self._deliver(
                 item, segments, req, max_length, removed=False, inconsistent=inconsistent
             )
+        if len(batch) >= config.CLAIM_BATCH:
+            # A full batch and nothing in it to show: look past all of it (as _remove
+            # does; each round passes the whole batch, so this ends).
+            self._passed.update(i.key for i in batch)
+            return RETRY
         return RETRY if progressed else None
 
     def _unlock_call(self, opts: int) -> None:

@@ -81,6 +81,31 @@ def test_syncpoint_get_hides_message_until_commit_backout_restores_it_in_place(
         other.disconnect()
 
 
+def test_a_getter_passes_however_many_messages_another_unit_of_work_holds(qmgr, qmgr_name) -> None:
+    """Messages got in a unit of work are "not available to be retrieved by other
+    programs" (IBM's "Committing and backing out units of work"): another getter gets
+    the first free one behind them, however many they are (2033 came back once a full
+    claim batch of them stood at the head), and 2033 only when none is free."""
+    qmgr.define_queue("Q.UOWPAST")
+    q = pymqi.Queue(qmgr, "Q.UOWPAST", ALL)
+    for i in range(60):
+        put(q, f"m{i}".encode(), C.MQPMO_NO_SYNCPOINT, Persistence=C.MQPER_PERSISTENT)
+    other = pymqi.connect(qmgr_name)
+    try:
+        theirs = pymqi.Queue(other, "Q.UOWPAST", ALL)
+        assert [get(q) for _ in range(40)] == [f"m{i}".encode() for i in range(40)]
+        assert get(theirs, wait_ms=2000) == b"m40"
+        assert [get(q) for _ in range(19)] == [f"m{i}".encode() for i in range(41, 60)]
+        with pytest.raises(pymqi.MQMIError) as none_free:
+            get(theirs, wait_ms=500)
+        assert mqerror(none_free) == (C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE)
+        qmgr.backout()
+        assert get(theirs) == b"m0"  # backed out: in its place again
+        other.backout()
+    finally:
+        other.disconnect()
+
+
 def test_a_unit_of_work_counts_in_curdepth_and_maxdepth_as_mq_counts_it(qmgr, qmgr_name) -> None:
     """CurrentQDepth "includes messages that have been put on the queue within a unit of
     work" and "excludes messages that have been retrieved within a unit of work"
