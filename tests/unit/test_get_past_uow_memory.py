@@ -115,3 +115,53 @@ def test_a_browse_passes_them_too(qmgr, other) -> None:
     for _ in range(TOTAL - held):
         _get(q)
     assert _get(theirs, C.MQGMO_BROWSE_FIRST) == C.MQRC_NO_MSG_AVAILABLE
+
+
+_STEPS = st.lists(
+    st.tuples(
+        st.integers(0, 2),
+        st.sampled_from(["get", "get", "browse", "commit", "backout"]),
+        st.integers(1, config.CLAIM_BATCH + 4),  # gets in a row
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=_STEPS)
+def test_three_units_of_work_interleaved_get_what_mq_would_give(steps) -> None:
+    """Three connections get under syncpoint, browse, commit and back out in any order.
+    Each MQGET gets the first message in queue order that no unit of work holds (a
+    message backed out is back in its place), 2033 only when there is none; a browse
+    shows that same message; what is committed is gone for good. The model is IBM's
+    text: a message got in a unit of work is unavailable to others until commit,
+    restored on backout."""
+    total = 2 * config.CLAIM_BATCH + 8
+    world = World()
+    conns = [world.connect("QM.PAST") for _ in range(3)]
+    try:
+        _fill(conns[0], total)
+        queues = [pymqi.Queue(qm, "Q.PAST", INPUT) for qm in conns]
+        free = list(range(total))  # queue order of the messages nobody holds
+        held: list[list[int]] = [[], [], []]
+        for who, action, count in steps:
+            if action == "get":
+                for _ in range(count):
+                    want = f"m{free[0]}".encode() if free else C.MQRC_NO_MSG_AVAILABLE
+                    assert _get(queues[who]) == want, (who, held)
+                    if free:
+                        held[who].append(free.pop(0))
+            elif action == "browse":
+                want = f"m{free[0]}".encode() if free else C.MQRC_NO_MSG_AVAILABLE
+                assert _get(queues[who], C.MQGMO_BROWSE_FIRST) == want, (who, held)
+            elif action == "commit":
+                conns[who].commit()
+                held[who] = []
+            else:
+                conns[who].backout()
+                free = sorted(free + held[who])
+                held[who] = []
+    finally:
+        for qm in conns:
+            qm.disconnect()
