@@ -26,7 +26,7 @@ from adapter.shim.catalog import QueueDef
 from adapter.shim.context import SAVED_FIELDS, pad_mqchar, put_date_time
 from adapter.shim.getlease import GetLease
 from adapter.shim.readahead import ReadAheadBuffer
-from adapter.shim.reader import QueueReader
+from adapter.shim.reader import Key, QueueReader
 from adapter.shim.selection import message_lookup
 from adapter.shim.services import Services
 from adapter.shim.store import COUNT, MONITORED, ClaimStatus, NoEpochError, QueueState
@@ -121,7 +121,7 @@ class Getter:
         # lock not yet reconciled): invisible to it, as a message got under syncpoint is
         # to everyone else in MQ, so the next selection looks past them. Forgotten when
         # a call starts and whenever a wait looks again (a backed-out one comes back).
-        self._passed: set = set()
+        self._passed: set[Key] = set()
         # How many candidates one selection claims: CLAIM_BATCH, doubled each time a
         # round passed a full batch of held ones (a getter behind another unit of
         # work's N messages pays about log2(N / CLAIM_BATCH) round trips, not N / 16).

@@ -173,10 +173,7 @@ def test_getting_past_many_held_messages_takes_few_state_calls(qmgr, other) -> N
     log2(40) times, not 40 times (measured on the real stack behind 1,000 held
     messages: 12 ms a get instead of 55)."""
     held = 40 * config.CLAIM_BATCH
-    qmgr.define_queue("Q.PAST", max_depth=10 * held)
-    q = pymqi.Queue(qmgr, "Q.PAST", INPUT)
-    for i in range(held + 3):
-        q.put(f"m{i}".encode(), pymqi.MD(Persistence=C.MQPER_PERSISTENT))
+    q = _fill(qmgr, held + 3)
     for _ in range(held):
         _get(q)
     q.close()  # gives back the run its burst of gets leased (getlease.py)
