@@ -73,6 +73,12 @@ _REFUSED = frozenset({KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION
 _MAX_RECORD = 100 * 1024 * 1024
 
 
+# What ListOffsets answers for a partition created a moment ago on a cluster of several
+# brokers: the leader does not know it yet (UNKNOWN_TOPIC_OR_PART), or the client's
+# metadata has no leader for it yet (librdkafka's _NOENT, "No leaders found").
+_NOT_YET_KNOWN = frozenset({KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._NOENT})
+
+
 class KafkaLog:
     """Clients of one queue-manager connection on one Kafka cluster."""
 
@@ -259,9 +265,9 @@ class KafkaLog:
     def _await_usable(self, partitions: list[tuple[str, int]], timeout: float = 30.0) -> None:
         """A new partition is usable once the broker answers ListOffsets for it (its
         leader epoch settles a moment after metadata names the leader). On a cluster of
-        several brokers the leader may answer UNKNOWN_TOPIC_OR_PART for a moment after
-        the topic was created (seen on a fresh 3-broker cluster in CI): asked again,
-        not taken for a failure, only here, where the topic was just made."""
+        several brokers the partition may be unknown for a moment after the topic was
+        created (_NOT_YET_KNOWN, both seen on a fresh 3-broker cluster in CI): asked
+        again, not taken for a failure, only here, where the topic was just made."""
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -269,7 +275,7 @@ class KafkaLog:
                 return
             except KafkaException as exc:
                 err = exc.args[0] if exc.args else None
-                unknown = err is not None and err.code() == KafkaError.UNKNOWN_TOPIC_OR_PART
+                unknown = err is not None and err.code() in _NOT_YET_KNOWN
                 if not unknown or time.monotonic() > deadline:
                     raise
                 self._fresh_admin()
