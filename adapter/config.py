@@ -163,8 +163,11 @@ DISK_RESERVE_MB = float(os.environ.get("MQK_DISK_RESERVE_MB", "1024"))
 DISK_RESERVE_PCT = float(os.environ.get("MQK_DISK_RESERVE_PCT", "5"))
 # Lease on messages got under syncpoint; renewed every third of it while the UOW lives.
 LEASE_MS = int(os.environ.get("MQK_UOW_LEASE_MS", "30000"))
-# The broker aborts a transaction whose producer went silent this long.
+# The broker aborts a transaction open this long (Kafka counts from its first record).
 TXN_TIMEOUT_MS = int(os.environ.get("MQK_TXN_TIMEOUT_MS", "20000"))
+# A unit of work keeps its syncpoint puts in memory until MQCMIT, up to this many bytes
+# (shim/uow.py says why); past it, they go to Kafka as they are put. 0: always at once.
+UOW_BUFFER_BYTES = int(float(os.environ.get("MQK_UOW_BUFFER_MB", "64")) * 1024 * 1024)
 # The pump's period: delivery reports of async puts, depth counts and acks batch up to it.
 PUMP_INTERVAL_S = 0.005
 # An open handle's registration (IPPROCS/OPPROCS, exclusive input) outlives a dead

@@ -141,6 +141,8 @@ class Agent:
         # aborts the batch that one left open at the receiver at once.
         txn = transactional_id(self.qmgr, cdef.name, RECEIVER)
         self.remote = pymqi.connect(partner, transactional_id=txn, **targets)
+        batchio.puts_at_once(self.local)
+        batchio.puts_at_once(self.remote)
         rdef = channels(self.remote).lookup(cdef.name)
         if rdef is None:
             raise ChannelError(

@@ -138,6 +138,13 @@ def write_acks(qm: pymqi.QueueManager) -> None:
     qm.get_handle().txn.write_acks()
 
 
+def puts_at_once(qm: pymqi.QueueManager) -> None:
+    """Syncpoint puts on `qm` go into its transaction as they are put, not at MQCMIT
+    (UnitsOfWork.defer_puts): the agent commits right after a batch's puts, and the
+    broker takes them while it goes on instead of in its commit."""
+    qm.get_handle().txn.defer_puts = False
+
+
 @mqi
 def commit(qm: pymqi.QueueManager) -> None:
     """MQCMIT of one end's batch without waiting for its puts to become readable

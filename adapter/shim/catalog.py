@@ -461,11 +461,14 @@ class Catalog:
 
     def has_uncommitted(self, qdef: QueueDef) -> bool:
         """Whether any connection of any process has uncommitted puts or gets on the
-        queue: a Kafka transaction still open on one of its topics (the last stable
-        offset short of the high watermark) or a message locked under a running lease.
-        MQ refuses to delete such a queue, PURGE or not (2055 MQRC_Q_NOT_EMPTY:
-        https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041250_.html)."""
-        if self.store.queue(qdef.name).live_locks(UOW_LOCK_OWNER) > 0:
+        queue: a message locked under a running lease, puts a live unit of work holds
+        (published at its first put to the queue: shim/uow.py keeps them until
+        MQCMIT), or a Kafka transaction still open on one of its topics (the last
+        stable offset short of the high watermark: a commit under way, or a unit of
+        work past its buffer). MQ refuses to delete such a queue, PURGE or not (2055
+        MQRC_Q_NOT_EMPTY: https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041250_.html)."""
+        state = self.store.queue(qdef.name)
+        if state.live_locks(UOW_LOCK_OWNER) > 0 or state.uncommitted_puts() > 0:
             return True
         parts = [
             (naming.data_topic(self.qmgr, qdef.name, p), part)

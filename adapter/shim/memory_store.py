@@ -523,6 +523,15 @@ class MemoryQueueState:
             ]
             return d.depth + sum(live)
 
+    def uncommitted_puts(self, exclude_owner: str = "") -> int:
+        with self._store._call():
+            d, now = self._d(), self._now_ms()
+            return sum(
+                puts
+                for owner, (puts, _, until) in d.uncom.items()
+                if owner != exclude_owner and until > now
+            )
+
     def has_epoch(self) -> bool:
         with self._store._call():
             return self._d().epoch is not None

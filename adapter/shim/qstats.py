@@ -15,9 +15,11 @@ to know is computed here, at inquiry time only:
   (its MQMD PutDate / PutTime as stored: a time an application set with
   MQPMO_SET_ALL_CONTEXT counts as given).
 - uncommitted changes (UNCOM, UncommittedMsgs): gets locked by a unit of work whose
-  lease runs, plus the records of Kafka transactions still open on the queue's topics
-  (the high watermark past the last stable offset: an open transaction's puts, and any
-  committed records behind its first one, so an upper bound while a transaction runs).
+  lease runs, plus the puts of live units of work: as they published them (shim/uow.py
+  keeps a unit of work's puts until MQCMIT), or the records of Kafka transactions still
+  open on the queue's topics if more (the high watermark past the last stable offset: a
+  commit under way or a unit of work past its buffer, and any committed records behind
+  its first one, so an upper bound while a transaction runs).
 """
 
 from __future__ import annotations
@@ -103,7 +105,8 @@ def uncommitted(log_backend: Log, qmgr: str, qdef: QueueDef, state: QueueState) 
     ]
     stable = log_backend.end_offsets(parts)
     high = log_backend.end_offsets(parts, committed=False)
-    return gets + sum(max(0, high[tp] - stable[tp]) for tp in parts)
+    open_records = sum(max(0, high[tp] - stable[tp]) for tp in parts)
+    return gets + max(state.uncommitted_puts(), open_records)
 
 
 def reset(name: str, state: QueueState, clock: Clock) -> ResetFigures:

@@ -252,6 +252,22 @@ for i = 1, #flat, 2 do
 end
 return depth
 """
+# The puts of every live unit of work but ARGV[1]'s (store.uncommitted_puts).
+# ARGV: owner to leave out, now (ms).
+_UNCOMMITTED_PUTS = """
+local total = 0
+local now = tonumber(ARGV[2])
+local flat = redis.call('HGETALL', K.uncom)
+for i = 1, #flat, 2 do
+  if flat[i] ~= ARGV[1] then
+    local puts, gets, untl = string.match(flat[i + 1], '^(%d+)|(%d+)|(%d+)$')
+    if tonumber(untl) > now then
+      total = total + tonumber(puts)
+    end
+  end
+end
+return total
+"""
 # KEYS: one hash; ARGV: field, value. A plain HSET as a script, so that it can be sent
 # write-behind (writebehind.py sends scripts): a channel agent's per-batch status.
 _HSET = """

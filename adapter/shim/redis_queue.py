@@ -86,6 +86,7 @@ class RedisQueueState:
         self._verify, self._apply, self._reclaim = s["verify"], s["apply"], s["reclaim"]
         self._open = s["open"]
         self._depth_with_uncommitted = s["depth_with_uncommitted"]
+        self._uncommitted_puts = s["uncommitted_puts"]
         self._count_native = s["count_native"]
         self._reset_stats = s["reset_stats"]
         self._begin_delete, self._end_delete = s["begin_delete"], s["end_delete"]
@@ -296,6 +297,10 @@ class RedisQueueState:
     def depth_with_uncommitted(self, exclude_owner: str = "") -> int:
         keys = self._keys["depth_with_uncommitted"]
         return int(self._depth_with_uncommitted(keys=keys, args=[exclude_owner, self._now_ms()]))
+
+    def uncommitted_puts(self, exclude_owner: str = "") -> int:
+        keys = self._keys["uncommitted_puts"]
+        return int(self._uncommitted_puts(keys=keys, args=[exclude_owner, self._now_ms()]))
 
     def has_epoch(self) -> bool:
         return bool(self.r.exists(self.prefix + "epoch"))

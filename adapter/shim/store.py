@@ -295,6 +295,12 @@ class QueueState(Protocol):
         work itself). One round trip."""
         ...
 
+    def uncommitted_puts(self, exclude_owner: str = "") -> int:
+        """The puts of every live unit of work on the queue (set_uncommitted), except
+        `exclude_owner`'s: messages on their way that are not yet in Kafka (shim/uow.py
+        keeps a unit of work's puts until MQCMIT). One round trip."""
+        ...
+
     def has_epoch(self) -> bool: ...
 
     def epoch_mark(self, *, in_call: bool = False) -> str | None:

@@ -7,10 +7,12 @@ call" (https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.0.0/com.ibm.mq.ref.d
 for everyone. The queue's `depth` counter changes at commit (its puts are invisible in
 Kafka until then, and a dead process's unit of work must leave no trace in it), so the
 unit of work's own counts live beside it: one leased entry per unit of work and queue
-(`uncom`, store.set_uncommitted), written by the connection's pump at most once a tick
-from PUBLISH_AFTER_S into the unit of work on, and again whenever a third of the lease
-has passed; removed when the unit of work ends (before the commit's depth update, so no
-reader counts a put twice); ignored by readers once its lease has run out (the process
+(`uncom`, store.set_uncommitted), written when the unit of work first puts to the
+queue (its puts wait in memory until MQCMIT, shim/uow.py, so only the state can say
+they exist), then by the connection's pump at most once a tick from PUBLISH_AFTER_S into
+the unit of work on, and again whenever a third of the lease has passed; removed when
+the unit of work ends (before the commit's depth update, so no reader counts a put
+twice); ignored by readers once its lease has run out (the process
 died: Kafka aborts its transaction, the locks of its gets are reconciled). This module
 is the only writer of `uncom`.
 """
@@ -25,8 +27,9 @@ from adapter.shim.store import StateStore
 
 log = logging.getLogger("mqk.shim.uncommitted")
 
-# A unit of work publishes once it is this old: most end sooner (a get-process-put of
-# one message takes a few milliseconds) and then cost no state write at all, while
+# A unit of work publishes its counts once it is this old (beyond its first put to each
+# queue): most end sooner (a get-process-put of one message takes a few milliseconds)
+# and then cost no further state write, while
 # other connections read a queue's depth up to 0.1 s old anyway (Putter.depth_estimate).
 PUBLISH_AFTER_S = 0.02
 

@@ -4,12 +4,31 @@ Puts under syncpoint go into the connection's transaction; gets under syncpoint 
 their messages in the state store (leased, renewed while the unit of work is open) and
 log their consumption to the queue's ack log *inside the same transaction*. Commit:
 
-1. the acks are produced and flushed, so the ack log's last stable offset is held
-   back by this open transaction from here on;
+1. the puts waiting in the unit of work (below) and the acks are produced and
+   flushed, so the ack log's last stable offset is held back by this open transaction
+   from here on;
 2. every lock is verified and extended (one call per queue): a lock lost to a
    reclaimer means another getter may hold the message, so the unit of work aborts;
 3. commit_transaction: puts become visible and the consumption is durable, atomically;
 4. the state learns the consumption (locks become consumed offsets).
+
+Puts under syncpoint wait in the unit of work (in memory, up to
+config.UOW_BUFFER_BYTES) and go into the transaction at MQCMIT, step 1. Kafka's
+read_committed readers stop at a partition's first open transaction, and the broker
+aborts a transaction open longer than its timeout counted from its first record: a
+transaction opened at the first MQPUT would hide every later message of that queue and
+priority (other applications' too, put outside syncpoint or committed since) until the
+unit of work ends, and would back out any unit of work with puts that lasts longer than
+the timeout (MQK_TXN_TIMEOUT_MS, 20 s). MQ does neither: a message another application
+commits, or puts outside syncpoint, can be got at once, and a unit of work lasts as long
+as its application wants. Opened at MQCMIT, the transaction lives for the commit only.
+IBM promises the order of one application's messages only when "all the put requests
+were either from the same unit of work, or all ... outside of a unit of work", and
+"messages from other tasks and units of work might be interspersed with the sequence"
+(spec/sequential-retrieval.txt): a unit of work's messages, in their order, then take
+their place on the queue when it commits. A unit of work that puts more than the buffer
+holds sends what it holds whenever it fills: its transaction is open from the first
+such send, and hides what follows on those partitions, and times out, from then on.
 
 A process that dies between 3 and 4 leaves locks whose lease runs out; a getter that
 meets one reconciles with the ack log first (reconcile.py), so the message is not
@@ -32,7 +51,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from confluent_kafka import KafkaException
+from confluent_kafka import KafkaError, KafkaException
 
 from adapter import config
 from adapter.core import cmqc as C
@@ -80,6 +99,9 @@ class UnitOfWork:
     # backed out) when the unit of work ends or the reader selects differently.
     prefetched: dict[int, deque[HeldGet]] = field(default_factory=dict)
     puts: dict[str, int] = field(default_factory=dict)  # queue -> physical messages
+    # Its puts not yet in the transaction (the module docstring says why), in put order.
+    pending: list[Record] = field(default_factory=list)
+    pending_bytes: int = 0
     got: dict[str, int] = field(default_factory=dict)  # queue -> messages in `gets`
     # Messages put and got by the application (MAXUMSGS): one per MQPUT / MQGET call,
     # however many segments it made or took.
@@ -105,6 +127,18 @@ def _by_queue(held_gets: list[HeldGet]) -> dict[str, list[tuple[int, int, int]]]
 
 class _LostLockError(Exception):
     pass
+
+
+def _flush(producer: TransactionalProducer) -> int:
+    """producer.flush(30), a fatal error met inside it as a KafkaException. A producer
+    fenced while its records wait for their partitions (a unit of work's puts sent at
+    MQCMIT) fails them in the flush, and confluent-kafka then returns from flush with
+    no exception set: SystemError ("returned NULL without setting an exception"),
+    measured with a second producer of the same transactional id."""
+    try:
+        return producer.flush(30)
+    except SystemError as exc:
+        raise KafkaException(KafkaError(KafkaError._FATAL, f"flush failed: {exc}")) from exc
 
 
 class UnitsOfWork:
@@ -138,6 +172,10 @@ class UnitsOfWork:
         # The pump thread renews leases while the application thread commits.
         self.lock = threading.RLock()
         self.uncommitted = UncommittedCounts(store, clock)  # CURDEPTH's, for everyone
+        # False: syncpoint puts go into the transaction as they are put (a caller that
+        # commits right after its puts, a channel's agent, lets the broker take them
+        # meanwhile instead of at MQCMIT).
+        self.defer_puts = True
 
     # -- producer --------------------------------------------------------------------
     def producer(self) -> TransactionalProducer:
@@ -200,17 +238,36 @@ class UnitsOfWork:
         queue manager moves itself (a BOTHRESH requeue). `queue` None: records on no
         queue (a publication's own records), counted in no depth."""
         uow = self.begin()
-        try:
-            for topic, key, value, headers in records:
-                produce(self.producer(), topic, key, value, self._delivered, headers)
-        except KafkaException as exc:
-            uow.doomed = True
-            raise fail(C.MQRC_BACKED_OUT) from exc
+        uow.pending.extend(records)
+        uow.pending_bytes += sum(
+            len(key or b"") + len(value or b"") for _, key, value, _ in records
+        )
+        if not self.defer_puts or uow.pending_bytes >= config.UOW_BUFFER_BYTES:
+            try:
+                self._send_pending(uow)
+            except KafkaException as exc:
+                uow.doomed = True
+                raise fail(C.MQRC_BACKED_OUT) from exc
         if queue is not None:
+            first = queue not in uow.puts
             uow.puts[queue] = uow.puts.get(queue, 0) + len(records)
             self.pump.count_enqueued(queue, len(records))  # MSGSIN: uncommitted puts count
+            if first and self.defer_puts:
+                # Kafka shows nothing of the puts before MQCMIT: the state tells every
+                # connection at once that the queue has uncommitted puts (DELETE and
+                # CLEAR refuse it, MQCLOSE's delete options too); their number follows
+                # on the pump's ticks, as for CURDEPTH.
+                with self.lock:
+                    self.uncommitted.publish(uow.owner, dict(uow.puts), dict(uow.got))
         if counted:
             uow.uncommitted += 1
+
+    def _send_pending(self, uow: UnitOfWork) -> None:
+        """The unit of work's waiting puts into its transaction, in put order."""
+        records, uow.pending, uow.pending_bytes = uow.pending, [], 0
+        producer = self.producer()
+        for topic, key, value, headers in records:
+            produce(producer, topic, key, value, self._delivered, headers)
 
     def _delivered(self, err, msg) -> None:
         uow = self.current
@@ -397,8 +454,9 @@ class UnitsOfWork:
         producer = self.producer()
         by_queue = _by_queue(uow.gets)
         try:
+            self._send_pending(uow)
             self._produce_acks([held for held in uow.gets if not held.logged])
-            if producer.flush(30):
+            if _flush(producer):
                 raise KafkaException("transactional records not delivered")
             for queue, keys in by_queue.items():
                 if self.store.queue(queue).verify(keys, uow.owner, config.LEASE_MS):

@@ -13,6 +13,7 @@ import pytest
 from confluent_kafka import Producer
 
 import adapter.pymqi as pymqi
+from adapter import config
 from adapter.config import kafka_settings
 from adapter.testing.servers import admin_redis
 from tests.integration.conftest import drain, mqerror
@@ -52,6 +53,51 @@ def test_syncpoint_put_is_invisible_until_commit_and_gone_on_backout(qmgr, qmgr_
         assert drain(theirs, wait_ms=300) == []
     finally:
         other.disconnect()
+
+
+def test_an_open_unit_of_works_puts_hide_no_other_message(qmgr, qmgr_name) -> None:
+    """MQ makes a message put outside syncpoint, or committed by another unit of work,
+    available at once (rule 52). A unit of work's Kafka transaction opened at its first
+    MQPUT would hide both from read_committed readers until it ends (2033 here)."""
+    qmgr.define_queue("Q.UOWHOL")
+    mine = pymqi.Queue(qmgr, "Q.UOWHOL", ALL)
+    others = [pymqi.connect(qmgr_name) for _ in range(2)]
+    try:
+        plain, getter = (pymqi.Queue(qm, "Q.UOWHOL", ALL) for qm in others)
+        put(mine, b"open 1")
+        put(plain, b"plain", C.MQPMO_NO_SYNCPOINT)
+        assert get(getter, C.MQGMO_NO_SYNCPOINT) == b"plain"
+        put(plain, b"committed")
+        others[0].commit()
+        put(mine, b"open 2")
+        assert get(getter, C.MQGMO_NO_SYNCPOINT) == b"committed"
+        qmgr.commit()
+        assert [d for d, _ in drain(getter, wait_ms=300)] == [b"open 1", b"open 2"]
+    finally:
+        for qm in others:
+            qm.disconnect()
+
+
+def test_a_unit_of_work_with_puts_outlives_kafkas_transaction_timeout(
+    qmgr, qmgr_name, monkeypatch
+) -> None:
+    """A unit of work lasts as long as its application wants (rule 52). The broker
+    aborts a transaction older than transaction.timeout.ms (here 1 s, checked every
+    10 s by its default transaction.abort.timed.out.transaction.cleanup.interval.ms):
+    opened at the first MQPUT, this MQCMIT answered 2003."""
+    monkeypatch.setattr(config, "TXN_TIMEOUT_MS", 1000)  # this connection's producer
+    qm = pymqi.connect(qmgr_name)
+    try:
+        qm.define_queue("Q.UOWLONG")
+        q = pymqi.Queue(qm, "Q.UOWLONG", ALL)
+        put(q, b"before")
+        time.sleep(12)
+        put(q, b"after")
+        qm.commit()
+    finally:
+        qm.disconnect()
+    reader = pymqi.Queue(qmgr, "Q.UOWLONG", ALL)
+    assert [d for d, _ in drain(reader, wait_ms=300)] == [b"before", b"after"]
 
 
 def test_syncpoint_get_hides_message_until_commit_backout_restores_it_in_place(

@@ -17,6 +17,7 @@ from adapter.core import cmqc as C  # noqa: N812
 from adapter.core import cmqcfc as F  # noqa: N812
 from adapter.core import qstats as QS  # noqa: N812
 from adapter.shim.runstate import start_queue_manager
+from adapter.shim.uncommitted import PUBLISH_AFTER_S
 from adapter.tools import mqsc
 
 LOW, OFF, NONE, QMGR = C.MQMON_LOW, C.MQMON_OFF, C.MQMON_NONE, C.MQMON_Q_MGR
@@ -116,10 +117,14 @@ def test_counts_from_two_connections_add_up_and_reset_zeroes_them(qmgr, other, w
     assert (third.high_depth, third.enqueued, third.dequeued) == (6, 0, 6)
 
 
-def test_syncpoint_work_counts_at_once_and_shows_as_uncommitted(qmgr, other) -> None:
+def test_syncpoint_work_counts_at_once_and_shows_as_uncommitted(qmgr, other, world) -> None:
     qmgr.define_queue("UOW.Q")
     qmgr.alter_qmgr(perf_events=1)
     put(other, "UOW.Q", 2, C.MQPMO_SYNCPOINT)
+    # Known at the first put; the count as the putter's pump publishes it (uncommitted.py)
+    assert qmgr.queue_figures("UOW.Q").uncommitted == 1
+    world.clock.advance(PUBLISH_AFTER_S)
+    other.get_handle().txn.renew()
     assert qmgr.queue_figures("UOW.Q").uncommitted == 2
     other.backout()  # MQ's MsgEnqCount is not decremented by a backout
     assert qmgr.queue_figures("UOW.Q").uncommitted == 0

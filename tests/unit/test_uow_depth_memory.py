@@ -111,16 +111,15 @@ def test_depth_and_2053_follow_mqs_count(steps: list[str], max_depth: int) -> No
     """Any mix of puts and gets in and out of a unit of work, commits and backouts:
     MQINQ's CurrentQDepth is MQ's count after each call, and a put fails with 2053
     exactly when that count has reached MAXDEPTH. (MAXDEPTH under DEPTH_MARGIN: every
-    estimate is exact.) What can be got is Kafka's: a message put outside the unit of
-    work after its first uncommitted put is counted but readable only once the unit of
-    work ends (read_committed readers stop at an open transaction; README)."""
+    estimate is exact.) Every committed message not got in the unit of work can be got,
+    one put outside it after its uncommitted puts too (rule 52: they wait for MQCMIT
+    in memory, not in an open Kafka transaction)."""
     assert max_depth < config.DEPTH_MARGIN
     world = World()
     qm = world.connect("QM.UOWDEPTH")
     try:
         q = _queue(qm, max_depth)
         committed, uow_puts, uow_gets = 0, 0, 0
-        behind = 0  # committed, but behind the unit of work's open transaction
         for step in steps:
             depth = committed + uow_puts - uow_gets
             if step.startswith("put"):
@@ -131,10 +130,9 @@ def test_depth_and_2053_follow_mqs_count(steps: list[str], max_depth: int) -> No
                         uow_puts += 1
                     else:
                         committed += 1
-                        behind += 1 if uow_puts else 0
             elif step.startswith("get"):
                 # Only committed messages not yet got in the unit of work can be got.
-                expected = 0 if committed - behind - uow_gets > 0 else C.MQRC_NO_MSG_AVAILABLE
+                expected = 0 if committed - uow_gets > 0 else C.MQRC_NO_MSG_AVAILABLE
                 sync = C.MQGMO_SYNCPOINT if step == "get_sp" else C.MQGMO_NO_SYNCPOINT
                 assert _get(q, sync) == expected, (step, depth)
                 if not expected:
@@ -145,10 +143,9 @@ def test_depth_and_2053_follow_mqs_count(steps: list[str], max_depth: int) -> No
             elif step == "commit":
                 qm.commit()
                 committed, uow_puts, uow_gets = committed + uow_puts - uow_gets, 0, 0
-                behind = 0
             else:
                 qm.backout()
-                uow_puts, uow_gets, behind = 0, 0, 0
+                uow_puts, uow_gets = 0, 0
             assert _depth(q) == committed + uow_puts - uow_gets, step
     finally:
         qm.disconnect()
@@ -158,15 +155,16 @@ def test_other_connections_count_a_unit_of_work_from_its_pumps_tick(
     qmgr, other, world: World
 ) -> None:
     """The puts and gets of one connection's unit of work count in every connection's
-    CURDEPTH and MAXDEPTH check once its pump has published them (a tick, every 5 ms,
-    once the unit of work is PUBLISH_AFTER_S old), and no more once it ends: a commit
+    CURDEPTH and MAXDEPTH check once it has published them (its first put to the queue
+    at once, then its pump's ticks, every 5 ms, once the unit of work is
+    PUBLISH_AFTER_S old), and no more once it ends: a commit
     does not count them twice, a backout puts a message got back (past MAXDEPTH, as MQ
     allows a backout to)."""
     q = _queue(qmgr, 3)
     theirs = pymqi.Queue(other, "Q.UOWDEPTH", ALL)
     assert [_put(q, SP) for _ in range(2)] == [0, 0]
-    qmgr.get_handle().txn.renew()  # a tick before PUBLISH_AFTER_S: nothing yet
-    assert _depth(theirs) == 0
+    qmgr.get_handle().txn.renew()  # a tick before PUBLISH_AFTER_S: the first put only
+    assert _depth(theirs) == 1
     world.clock.advance(PUBLISH_AFTER_S)
     qmgr.get_handle().txn.renew()
     assert _depth(theirs) == 2
