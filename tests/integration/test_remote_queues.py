@@ -55,7 +55,14 @@ def test_mqsc_defines_a_route_and_puts_reach_the_transmission_queue(qmgr, qmgr_n
         assert (mqstr(od.ResolvedQName), mqstr(od.ResolvedQMgrName)) == ("ORDERS", "QM2")
         md = pymqi.MD()
         q.put(b"under syncpoint", md, pymqi.PMO(Options=C.MQPMO_SYNCPOINT))
-        assert qmgr.queue_status("QM2")["current_depth"] == 0  # not before the commit
+        # Counted at once, as MQ's CURDEPTH counts an uncommitted put (rule 49), and
+        # not there to browse or get before the commit.
+        assert qmgr.queue_status("QM2")["current_depth"] == 1
+        xmitq = pymqi.Queue(qmgr, "QM2", C.MQOO_BROWSE)
+        with pytest.raises(pymqi.MQMIError) as exc:
+            xmitq.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_BROWSE_FIRST))
+        assert mqerror(exc) == (C.MQCC_FAILED, C.MQRC_NO_MSG_AVAILABLE)
+        xmitq.close()
         app.commit()
         q.put(b"outside", pymqi.MD(), pymqi.PMO(Options=C.MQPMO_NO_SYNCPOINT))
         q.close()
