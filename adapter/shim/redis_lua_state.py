@@ -236,26 +236,15 @@ end
 return 1
 """
 # MQ's CurrentQDepth (store.depth_with_uncommitted): the committed depth plus every live
-# unit of work's puts less its gets, but ARGV[1]'s (the caller counts its own).
-# ARGV: owner to leave out, now (ms).
+# unit of work's puts less its gets, but ARGV[1]'s (the caller counts its own); with
+# ARGV[3] '1', only the live units of work's puts (store.uncommitted_puts).
+# ARGV: owner to leave out, now (ms), puts only ('1' or '0').
 _DEPTH_WITH_UNCOMMITTED = """
-local depth = tonumber(redis.call('GET', K.depth) or '0')
-local now = tonumber(ARGV[2])
-local flat = redis.call('HGETALL', K.uncom)
-for i = 1, #flat, 2 do
-  if flat[i] ~= ARGV[1] then
-    local puts, gets, untl = string.match(flat[i + 1], '^(%d+)|(%d+)|(%d+)$')
-    if tonumber(untl) > now then
-      depth = depth + tonumber(puts) - tonumber(gets)
-    end
-  end
-end
-return depth
-"""
-# The puts of every live unit of work but ARGV[1]'s (store.uncommitted_puts).
-# ARGV: owner to leave out, now (ms).
-_UNCOMMITTED_PUTS = """
+local puts_only = ARGV[3] == '1'
 local total = 0
+if not puts_only then
+  total = tonumber(redis.call('GET', K.depth) or '0')
+end
 local now = tonumber(ARGV[2])
 local flat = redis.call('HGETALL', K.uncom)
 for i = 1, #flat, 2 do
@@ -263,6 +252,9 @@ for i = 1, #flat, 2 do
     local puts, gets, untl = string.match(flat[i + 1], '^(%d+)|(%d+)|(%d+)$')
     if tonumber(untl) > now then
       total = total + tonumber(puts)
+      if not puts_only then
+        total = total - tonumber(gets)
+      end
     end
   end
 end

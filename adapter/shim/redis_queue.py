@@ -86,7 +86,6 @@ class RedisQueueState:
         self._verify, self._apply, self._reclaim = s["verify"], s["apply"], s["reclaim"]
         self._open = s["open"]
         self._depth_with_uncommitted = s["depth_with_uncommitted"]
-        self._uncommitted_puts = s["uncommitted_puts"]
         self._count_native = s["count_native"]
         self._reset_stats = s["reset_stats"]
         self._begin_delete, self._end_delete = s["begin_delete"], s["end_delete"]
@@ -295,12 +294,15 @@ class RedisQueueState:
         self._behind.send(self._set_uncommitted, self._keys["set_uncommitted"], args, _ignore_reply)
 
     def depth_with_uncommitted(self, exclude_owner: str = "") -> int:
-        keys = self._keys["depth_with_uncommitted"]
-        return int(self._depth_with_uncommitted(keys=keys, args=[exclude_owner, self._now_ms()]))
+        return self._uncommitted(exclude_owner, puts_only=False)
 
     def uncommitted_puts(self, exclude_owner: str = "") -> int:
-        keys = self._keys["uncommitted_puts"]
-        return int(self._uncommitted_puts(keys=keys, args=[exclude_owner, self._now_ms()]))
+        return self._uncommitted(exclude_owner, puts_only=True)
+
+    def _uncommitted(self, exclude_owner: str, *, puts_only: bool) -> int:
+        keys = self._keys["depth_with_uncommitted"]
+        args = [exclude_owner, self._now_ms(), "1" if puts_only else "0"]
+        return int(self._depth_with_uncommitted(keys=keys, args=args))
 
     def has_epoch(self) -> bool:
         return bool(self.r.exists(self.prefix + "epoch"))

@@ -48,7 +48,6 @@ from adapter.shim.redis_lua_state import (
     _SUB_CHANGE,
     _SUB_LEASE,
     _SUB_RELEASE,
-    _UNCOMMITTED_PUTS,
 )
 
 
@@ -80,7 +79,6 @@ SPECS: dict[str, Spec] = {
     "add_depth": Spec(_ADD_DEPTH, ("depth", "stats")),
     "set_uncommitted": Spec(_SET_UNCOMMITTED, ("uncom",)),
     "depth_with_uncommitted": Spec(_DEPTH_WITH_UNCOMMITTED, ("depth", "uncom")),
-    "uncommitted_puts": Spec(_UNCOMMITTED_PUTS, ("uncom",)),
     "reset_stats": Spec(_RESET_STATS, ("stats", "depth", "epoch")),
     "open": Spec(_OPEN, ("def", "deleting", "opens")),
     "begin_delete": Spec(_BEGIN_DELETE, ("deleting", "opens")),
