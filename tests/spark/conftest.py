@@ -40,12 +40,26 @@ def run_job(
         if during is not None:
             during(job)
         if until is not None:
-            assert job.wait_until(lambda: until(job), timeout), "job did not get there in time"
+            assert job.wait_until(lambda: until(job), timeout), _where(job, "get there")
         else:
-            assert job.run_until_idle(idle_s, timeout), "job did not catch up in time"
+            assert job.run_until_idle(idle_s, timeout), _where(job, "catch up")
     finally:
         job.stop()
     return job
+
+
+def _where(job: ReassemblyJob, what: str) -> str:
+    """The failure's message: what the job had done when the wait ran out (a CI run once
+    stalled here with nothing to say why)."""
+    sink = job.sink
+    batches = sorted(sink.history)
+    last = sink.history[batches[-1]] if batches else None
+    progress = job.query.lastProgress if job.query is not None else None
+    return (
+        f"job did not {what} in time: totals {dict(sink.totals)}, {len(batches)} "
+        f"micro-batches (last {last}), open units {sink.open_units()}, next expiry "
+        f"{sink.next_expiry()}, last progress {progress}"
+    )
 
 
 def outputs(bootstrap: str, qmgr: str, queue: str):
