@@ -301,6 +301,20 @@ REMOTE_ATTRIBUTES = frozenset(
 )
 
 
+def open_transaction_records(log_backend: Log, qmgr: str, qdef: QueueDef) -> int:
+    """Records of Kafka transactions still open on the queue's topics: its partitions'
+    high watermarks past their last stable offsets (a transaction's records, and any
+    committed ones behind its first, so an upper bound while one runs)."""
+    parts = [
+        (naming.data_topic(qmgr, qdef.name, p), part)
+        for p in naming.PRIORITIES
+        for part in range(qdef.partitions)
+    ]
+    stable = log_backend.end_offsets(parts)
+    high = log_backend.end_offsets(parts, committed=False)
+    return sum(max(0, high[tp] - stable[tp]) for tp in parts)
+
+
 def check_alias_attributes(names: set[str]) -> None:
     """ValueError for attributes an alias queue does not have (MAXDEPTH, SHARE, ...:
     they are the target's)."""
@@ -470,14 +484,7 @@ class Catalog:
         state = self.store.queue(qdef.name)
         if state.live_locks(UOW_LOCK_OWNER) > 0 or state.uncommitted_puts() > 0:
             return True
-        parts = [
-            (naming.data_topic(self.qmgr, qdef.name, p), part)
-            for p in naming.PRIORITIES
-            for part in range(qdef.partitions)
-        ]
-        stable = self.log.end_offsets(parts)
-        high = self.log.end_offsets(parts, committed=False)
-        return any(stable[tp] < high[tp] for tp in parts)
+        return open_transaction_records(self.log, self.qmgr, qdef) > 0
 
     def forget(self, name: str) -> None:
         """The definition goes (tombstone, cache, mark DELETED) but not yet the messages

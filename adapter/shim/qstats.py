@@ -28,8 +28,7 @@ import logging
 
 from adapter.core import cmqc as C  # noqa: N812
 from adapter.core.qstats import QueueFigures, ResetFigures, effective_monitoring
-from adapter.shim import naming
-from adapter.shim.catalog import QueueDef
+from adapter.shim.catalog import QueueDef, open_transaction_records
 from adapter.shim.clock import Clock
 from adapter.shim.log import Log
 from adapter.shim.qmgrdef import QMgrDef
@@ -98,14 +97,7 @@ def oldest_put_ms(
 def uncommitted(log_backend: Log, qmgr: str, qdef: QueueDef, state: QueueState) -> int:
     """Uncommitted gets and puts on the queue, from any connection (see the docstring)."""
     gets = state.live_locks(UOW_LOCK_OWNER)
-    parts = [
-        (naming.data_topic(qmgr, qdef.name, p), part)
-        for p in naming.PRIORITIES
-        for part in range(qdef.partitions)
-    ]
-    stable = log_backend.end_offsets(parts)
-    high = log_backend.end_offsets(parts, committed=False)
-    open_records = sum(max(0, high[tp] - stable[tp]) for tp in parts)
+    open_records = open_transaction_records(log_backend, qmgr, qdef)
     return gets + max(state.uncommitted_puts(), open_records)
 
 
