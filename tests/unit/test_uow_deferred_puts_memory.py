@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 import adapter.pymqi as pymqi
 from adapter import config
 from adapter.core import cmqc as C
+from tests.integration.conftest import drain
 from tests.unit.conftest import World
 
 ALL = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
@@ -48,10 +49,7 @@ def _get(q: pymqi.Queue) -> bytes | int:
 
 
 def _drain(q: pymqi.Queue) -> list[bytes]:
-    got = []
-    while isinstance(data := _get(q), bytes):
-        got.append(data)
-    return got
+    return [data for data, _ in drain(q, options=C.MQGMO_NO_SYNCPOINT)]
 
 
 @pytest.fixture
